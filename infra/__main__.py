@@ -1,0 +1,17 @@
+"""The gpufabric Pulumi program: read stack config -> build the cluster -> export outputs."""
+
+import pulumi
+
+from gpufabric.catalog import lookup
+from gpufabric.clouds import build_cluster
+from gpufabric.config import from_pulumi
+from gpufabric.errors import UserError
+
+try:
+    config = from_pulumi()
+except UserError as exc:  # one clean line under `pulumi up`, no traceback
+    raise pulumi.RunError(str(exc)) from None
+
+build_cluster(config, lookup(config.instance_type)).export()
+pulumi.export("fabric", lookup(config.instance_type).fabric)
+pulumi.export("encryption", config.encryption)

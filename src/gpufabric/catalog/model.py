@@ -1,0 +1,62 @@
+"""Typed shape of one instance-type entry in instances.yaml."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Cloud = Literal["aws", "gcp", "azure"]
+Fabric = Literal["efa", "infiniband", "roce", "tcpxo", "tcpx"]
+InTransit = Literal["native", "none", "unconfirmed"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Gpu(_Strict):
+    model: str
+    count: int = Field(gt=0)
+    memory_gib: int = Field(gt=0)
+
+
+class AwsFacts(_Strict):
+    network_cards: int = Field(gt=0)
+    max_network_interfaces: int = Field(gt=0)
+    efa_devices: int = Field(gt=0)
+    ip_gbps_cap: int = Field(gt=0)
+
+
+class GcpFacts(_Strict):
+    gpu_nic_type: Literal["GVNIC", "MRDMA"]
+    host_nics: int = Field(gt=0)
+    mtu: int = Field(ge=1300, le=8896)
+    nccl_plugin: str
+
+
+class AzureFacts(_Strict):
+    infiniband: Literal["HDR", "NDR"]
+    nccl_topology_file: str | None = None
+
+
+class InstanceType(_Strict):
+    name: str
+    cloud: Cloud
+    gpu: Gpu
+    nvlink_gbytes_per_gpu: int = Field(gt=0)
+    fabric: Fabric
+    fabric_nics: int = Field(gt=0)
+    fabric_nic_gbps: int = Field(gt=0)
+    total_gbps: int = Field(gt=0)
+    encryption_in_transit: InTransit
+    topology_levels: int | None = None
+    aws: AwsFacts | None = None
+    gcp: GcpFacts | None = None
+    azure: AzureFacts | None = None
+    sources: list[str] = Field(min_length=1)
+
+    @property
+    def fabric_gbps(self) -> int:
+        """Aggregate GPU-fabric line rate of one node, Gbit/s."""
+        return self.fabric_nics * self.fabric_nic_gbps

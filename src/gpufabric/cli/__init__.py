@@ -1,0 +1,1 @@
+"""The `gpufabric` command line."""

@@ -1,0 +1,27 @@
+"""`gpufabric plan`: what a stack would build, offline, as a readable summary or JSON."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gpufabric.plan.render import render_plan
+from gpufabric.plan.runner import run_plan
+from gpufabric.plan.stackfile import project_root
+
+
+def plan(
+    stack: Annotated[str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.<stack>.yaml)")],
+    config: Annotated[
+        list[str] | None,
+        typer.Option("--config", "-c", help="KEY=VALUE override, as with `pulumi up -c`; KEY.sub sets a nested value"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON")] = False,
+) -> None:
+    """Run the real Pulumi program under recording mocks: no cloud, no credentials."""
+    result = run_plan(project_root(), stack, config or [])
+    if as_json:
+        typer.echo(result.to_json())
+    else:
+        render_plan(result)

@@ -1,0 +1,16 @@
+"""Per-cloud cluster components. Each builds the same ClusterOutputs shape."""
+
+from __future__ import annotations
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.outputs import ClusterOutputs
+from gpufabric.config import StackConfig
+
+
+def build_cluster(cfg: StackConfig, itype: InstanceType) -> ClusterOutputs:
+    """Create the cluster component for the instance type's cloud. Imports only that SDK."""
+    if itype.cloud == "aws":
+        from gpufabric.clouds.aws import AwsCluster, AwsClusterArgs
+
+        return AwsCluster(cfg.name, AwsClusterArgs(config=cfg, instance=itype)).outputs
+    raise NotImplementedError(f"cloud '{itype.cloud}' has no cluster component yet")

@@ -1,0 +1,137 @@
+"""`gpufabric:aws:Cluster`: a GPU cluster on AWS with its EFA fabric done right."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.aws.network import build_network, storage_security_group
+from gpufabric.clouds.aws.nodes import NODE_ROLE_TAG, build_nodes
+from gpufabric.clouds.aws.storage import build_fsx, storage_subnet_role
+from gpufabric.clouds.outputs import ClusterOutputs
+from gpufabric.config import StackConfig
+from gpufabric.config.model import FsxLustreConfig
+
+CLUSTER_TAG = "gpufabric:cluster"
+
+
+@dataclass
+class AwsClusterArgs:
+    """Inputs of AwsCluster: the validated stack config and its catalog entry."""
+
+    config: StackConfig
+    instance: InstanceType
+
+
+class AwsCluster(pulumi.ComponentResource):
+    """VPC partitions, EFA security group, cluster placement group, EFA launch template,
+    node group and FSx for Lustre, all in one availability zone."""
+
+    outputs: ClusterOutputs
+
+    def __init__(
+        self, name: str, args: AwsClusterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufabric:aws:Cluster", name, None, opts)
+        cfg, itype = args.config, args.instance
+        if itype.cloud != "aws" or itype.aws is None:
+            raise ValueError(
+                f"AwsClusterArgs.instance: {itype.name} is a {itype.cloud} type, not an AWS one"
+            )
+        if cfg.instance_type != itype.name:
+            raise ValueError(
+                f"AwsClusterArgs.instance: {itype.name} does not match "
+                f"config instanceType {cfg.instance_type}"
+            )
+        tags = {CLUSTER_TAG: cfg.name, "gpufabric:stack": cfg.stack, **cfg.tags}
+
+        if cfg.capacity.reservation_id is not None:
+            _check_reservation(cfg, self)
+        net = build_network(cfg, tags, self)
+        nodes = build_nodes(cfg, itype, net, tags, self)
+
+        storage: pulumi.Output[dict | None] = pulumi.Output.from_input(None)
+        if isinstance(cfg.storage, FsxLustreConfig):
+            fsx = cfg.storage
+            fsx_sg = storage_security_group(cfg, net.vpc_id, net.management_sg, fsx.efa, tags, self)
+            groups = [fsx_sg.id, net.efa_sg.id] if fsx.efa else [fsx_sg.id]
+            subnet = net.subnet_ids[storage_subnet_role(fsx)]
+            storage = build_fsx(cfg, fsx, subnet, groups, tags, self)
+
+        network = pulumi.Output.all(
+            vpc=net.vpc_id,
+            subnets=pulumi.Output.all(**net.subnet_ids),
+            efa=net.efa_sg.id,
+            management=net.management_sg.id,
+            placement=nodes.placement_group.name,
+        ).apply(
+            lambda v: {
+                "vpcId": v["vpc"],
+                "zone": cfg.zone,
+                "subnets": dict(v["subnets"]),
+                "securityGroups": {"efa": v["efa"], "management": v["management"]},
+                "placementGroup": {"name": v["placement"], "strategy": "cluster"},
+            }
+        )
+        inventory = pulumi.Output.from_input(
+            {
+                "cloud": "aws",
+                "region": cfg.region,
+                "zone": cfg.zone,
+                "cluster": cfg.name,
+                "instanceType": itype.name,
+                "fabric": itype.fabric,
+                "encryption": cfg.encryption,
+                "gpusPerNode": itype.gpu.count,
+                "discovery": {
+                    "filters": {
+                        f"tag:{CLUSTER_TAG}": cfg.name,
+                        f"tag:{NODE_ROLE_TAG[0]}": NODE_ROLE_TAG[1],
+                        "instance-state-name": "running",
+                    },
+                    "hostname": "private-ip-address",
+                },
+            }
+        )
+        self.outputs = ClusterOutputs(
+            nodes=nodes.description,
+            addresses=nodes.addresses,
+            network=network,
+            storage=storage,
+            inventory=inventory,
+        )
+        self.register_outputs(
+            {
+                "nodes": self.outputs.nodes,
+                "network": self.outputs.network,
+                "storage": self.outputs.storage,
+                "inventory": self.outputs.inventory,
+            }
+        )
+
+
+def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> None:
+    """Read the reservation and fail the deployment if it is in another zone or type."""
+    reservation_id = cfg.capacity.reservation_id
+    assert reservation_id is not None
+    existing = aws.ec2.CapacityReservation.get(
+        f"{cfg.name}-reservation", reservation_id, opts=pulumi.ResourceOptions(parent=parent)
+    )
+
+    def verify(values: list) -> None:
+        zone, itype = values
+        if zone and zone != cfg.zone:
+            raise pulumi.RunError(
+                f"gpufabric:capacity.reservationId: {reservation_id} is in {zone}, "
+                f"but gpufabric:zone is {cfg.zone}"
+            )
+        if itype and itype != cfg.instance_type:
+            raise pulumi.RunError(
+                f"gpufabric:capacity.reservationId: {reservation_id} reserves {itype}, "
+                f"but gpufabric:instanceType is {cfg.instance_type}"
+            )
+
+    pulumi.Output.all(existing.availability_zone, existing.instance_type).apply(verify)

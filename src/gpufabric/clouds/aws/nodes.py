@@ -1,0 +1,224 @@
+"""GPU nodes: instance profile, cluster placement group, the EFA launch template, and the
+node group (a fixed-size Auto Scaling group by default, individual instances on request).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.aws.efa import nic_layout
+from gpufabric.clouds.aws.network import AwsNetwork
+from gpufabric.config import StackConfig
+
+SSM_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+ROOT_DEVICE = "/dev/sda1"
+NODE_ROLE_TAG = ("gpufabric:role", "gpu-node")
+
+
+@dataclass
+class AwsNodes:
+    placement_group: aws.ec2.PlacementGroup
+    launch_template: aws.ec2.LaunchTemplate
+    description: pulumi.Output[dict[str, Any]]
+    addresses: pulumi.Output[list[str]]
+
+
+def build_nodes(
+    cfg: StackConfig,
+    itype: InstanceType,
+    net: AwsNetwork,
+    tags: dict[str, str],
+    parent: pulumi.Resource,
+) -> AwsNodes:
+    opts = pulumi.ResourceOptions(parent=parent)
+    name = cfg.name
+    node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
+    profile = _instance_profile(name, tags, opts)
+    placement = aws.ec2.PlacementGroup(
+        f"{name}-pg", strategy="cluster", tags=tags, opts=opts
+    )
+    with_subnet = cfg.node_group == "instances"  # an ASG sets subnets itself
+    template = aws.ec2.LaunchTemplate(
+        f"{name}-node",
+        image_id=cfg.image_id,
+        instance_type=itype.name,
+        iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_endpoint="enabled",
+            http_tokens="required",
+            http_put_response_hop_limit=2,
+            instance_metadata_tags="enabled",
+        ),
+        block_device_mappings=[
+            aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                device_name=ROOT_DEVICE,
+                ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                    volume_size=cfg.root_volume.size_gib,
+                    volume_type="gp3",
+                    encrypted="true",
+                    kms_key_id=cfg.root_volume.kms_key_id,
+                    delete_on_termination="true",
+                ),
+            )
+        ],
+        network_interfaces=_network_interfaces(cfg, itype, net, with_subnet),
+        placement=aws.ec2.LaunchTemplatePlacementArgs(group_name=placement.name),
+        capacity_reservation_specification=_reservation(cfg),
+        instance_market_options=(
+            aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
+            if cfg.capacity.type == "capacity-block"
+            else None
+        ),
+        user_data=_user_data(cfg),
+        tag_specifications=[
+            aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=node_tags)
+            for kind in ("instance", "volume", "network-interface")
+        ],
+        update_default_version=True,
+        tags=tags,
+        opts=opts,
+    )
+    if cfg.node_group == "group":
+        return _autoscaling_group(cfg, itype, net, placement, template, node_tags, opts)
+    return _instances(cfg, itype, placement, template, opts)
+
+
+def _instance_profile(
+    name: str, tags: dict[str, str], opts: pulumi.ResourceOptions
+) -> aws.iam.InstanceProfile:
+    role = aws.iam.Role(
+        f"{name}-node",
+        assume_role_policy=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Service": "ec2.amazonaws.com"},
+                        "Action": "sts:AssumeRole",
+                    }
+                ],
+            }
+        ),
+        tags=tags,
+        opts=opts,
+    )
+    aws.iam.RolePolicyAttachment(
+        f"{name}-node-ssm", role=role.name, policy_arn=SSM_POLICY_ARN, opts=opts
+    )
+    return aws.iam.InstanceProfile(f"{name}-node", role=role.name, tags=tags, opts=opts)
+
+
+def _network_interfaces(
+    cfg: StackConfig, itype: InstanceType, net: AwsNetwork, with_subnet: bool
+) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
+    """One EFA per network card, in the fabric subnet; only the primary carries management."""
+    interfaces = []
+    for slot in nic_layout(itype, cfg.efa_layout):
+        groups = [net.efa_sg.id, net.management_sg.id] if slot.is_primary else [net.efa_sg.id]
+        interfaces.append(
+            aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                network_card_index=slot.network_card_index,
+                device_index=slot.device_index,
+                interface_type=slot.interface_type,
+                subnet_id=net.subnet_ids["fabric"] if with_subnet else None,
+                security_groups=groups,
+                associate_public_ip_address="false" if slot.is_primary else None,
+                delete_on_termination="true",
+            )
+        )
+    return interfaces
+
+
+def _reservation(
+    cfg: StackConfig,
+) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
+    if cfg.capacity.reservation_id is None:
+        return None
+    return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=cfg.capacity.reservation_id
+        )
+    )
+
+
+def _user_data(cfg: StackConfig) -> str | None:
+    if cfg.user_data is None:
+        return None
+    return base64.b64encode(cfg.user_data.encode()).decode()
+
+
+def _autoscaling_group(
+    cfg: StackConfig,
+    itype: InstanceType,
+    net: AwsNetwork,
+    placement: aws.ec2.PlacementGroup,
+    template: aws.ec2.LaunchTemplate,
+    node_tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> AwsNodes:
+    group = aws.autoscaling.Group(
+        f"{cfg.name}-nodes",
+        min_size=cfg.nodes,
+        max_size=cfg.nodes,
+        desired_capacity=cfg.nodes,
+        vpc_zone_identifiers=[net.subnet_ids["fabric"]],
+        placement_group=placement.id,
+        launch_template=aws.autoscaling.GroupLaunchTemplateArgs(
+            id=template.id, version=template.latest_version.apply(str)
+        ),
+        health_check_type="EC2",
+        wait_for_capacity_timeout="0",
+        tags=[
+            aws.autoscaling.GroupTagArgs(key=key, value=value, propagate_at_launch=True)
+            for key, value in sorted(node_tags.items())
+        ],
+        opts=opts,
+    )
+    description = group.name.apply(
+        lambda group_name: {
+            "kind": "autoscaling-group",
+            "name": group_name,
+            "count": cfg.nodes,
+            "instanceType": itype.name,
+        }
+    )
+    return AwsNodes(placement, template, description, pulumi.Output.from_input([]))
+
+
+def _instances(
+    cfg: StackConfig,
+    itype: InstanceType,
+    placement: aws.ec2.PlacementGroup,
+    template: aws.ec2.LaunchTemplate,
+    opts: pulumi.ResourceOptions,
+) -> AwsNodes:
+    instances = [
+        aws.ec2.Instance(
+            f"{cfg.name}-node-{index:04d}",
+            launch_template=aws.ec2.InstanceLaunchTemplateArgs(
+                id=template.id, version=template.latest_version.apply(str)
+            ),
+            tags={"Name": f"{cfg.name}-node-{index:04d}"},
+            opts=opts,
+        )
+        for index in range(cfg.nodes)
+    ]
+    ids = pulumi.Output.all(*[i.id for i in instances])
+    description = ids.apply(
+        lambda values: {
+            "kind": "instances",
+            "ids": list(values),
+            "count": cfg.nodes,
+            "instanceType": itype.name,
+        }
+    )
+    addresses = pulumi.Output.all(*[i.private_ip for i in instances]).apply(list)
+    return AwsNodes(placement, template, description, addresses)

@@ -1,0 +1,30 @@
+"""The output shape every cloud's cluster component shares.
+
+The same five outputs on AWS, GCP and Azure, so tune-fabric.yml and the dynamic inventory
+read one shape; what differs by fabric is said by `inventory["fabric"]`, not hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+
+@dataclass
+class ClusterOutputs:
+    nodes: pulumi.Output[dict[str, Any]]
+    """{"kind": "autoscaling-group" | "instances" | ..., "name": ..., "count": N, "instanceType": ...}"""
+    addresses: pulumi.Output[list[str]]
+    """Private fabric addresses where known at deploy time ([] for a group: see inventory)."""
+    network: pulumi.Output[dict[str, Any]]
+    """Partitions: network id, subnets by role, security groups / firewalls, placement."""
+    storage: pulumi.Output[dict[str, Any] | None]
+    """{"type", "dnsName", "mountName", "mountPoint", "mountCommand"} or None."""
+    inventory: pulumi.Output[dict[str, Any]]
+    """What the dynamic inventory needs: cloud, region, fabric, encryption, how to find nodes."""
+
+    def export(self) -> None:
+        for name in ("nodes", "addresses", "network", "storage", "inventory"):
+            pulumi.export(name, getattr(self, name))

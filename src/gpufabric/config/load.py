@@ -1,0 +1,103 @@
+"""Turn a stack's raw config (namespaced keys) into a validated StackConfig.
+
+One entry point for both `gpufabric plan` (stack file + -c overrides) and the Pulumi program
+(pulumi.Config), so a bad value reads the same in both.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from gpufabric.config.model import StackConfig
+from gpufabric.config.validate import REGION_KEY, check
+from gpufabric.errors import ConfigError
+
+NAMESPACE = "gpufabric"
+_SECTION_ALIASES = {
+    name: field.alias or name for name, field in StackConfig.model_fields.items()
+}
+_KNOWN_KEYS = sorted(
+    alias for name, alias in _SECTION_ALIASES.items() if name not in ("stack", "region")
+)
+
+
+def parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
+    """Validate `raw` ({"gpufabric:nodes": 16, "aws:region": "us-east-1", ...})."""
+    values: dict[str, Any] = {"stack": stack}
+    for full_key, value in raw.items():
+        namespace, _, key = full_key.partition(":")
+        if namespace != NAMESPACE:
+            continue
+        if key not in _KNOWN_KEYS:
+            near = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
+            hint = f"did you mean '{NAMESPACE}:{near[0]}'? " if near else ""
+            raise ConfigError(full_key, value, f"{hint}unknown key; known keys: {', '.join(_KNOWN_KEYS)}")
+        values[key] = value
+    values["region"] = _region(raw)
+    try:
+        cfg = StackConfig.model_validate(values)
+    except ValidationError as exc:
+        raise _one_line(exc, values) from None
+    check(cfg)
+    return cfg
+
+
+def _region(raw: Mapping[str, Any]) -> str:
+    for key in REGION_KEY.values():
+        if raw.get(key):
+            return str(raw[key])
+    raise ConfigError("aws:region", None, f"set the provider region ({', '.join(REGION_KEY.values())})")
+
+
+def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:
+    """The first pydantic error as 'gpufabric:<path>: <value> ...; <what is allowed>'."""
+    err = exc.errors(include_url=False)[0]
+    loc = [str(part) for part in err["loc"]]
+    # discriminated unions add the tag ('fsx-lustre') to the location: drop it
+    loc = [part for part in loc if part not in ("fsx-lustre", "none")]
+    if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        loc.append("type")
+    key = f"{NAMESPACE}:{'.'.join(loc)}" if loc else f"{NAMESPACE}:(stack)"
+    value: Any = _lookup(values, loc)
+    if err["type"] == "missing":
+        return ConfigError(key, None, "this key is required")
+    message = str(err["msg"])
+    message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    if message[1:2].islower():
+        message = message[:1].lower() + message[1:]
+    return ConfigError(key, value, message)
+
+
+def _lookup(values: Mapping[str, Any], loc: list[str]) -> Any:
+    node: Any = values
+    for part in loc:
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return node if node is not values else None
+    return node
+
+
+def from_pulumi() -> StackConfig:
+    """Read the running Pulumi program's config (all namespaces) and validate it."""
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    merged = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    raw = {key: _decode(text) for key, text in merged.items()}
+    return parse(raw, pulumi.get_stack())
+
+
+def _decode(text: str) -> Any:
+    """Pulumi passes structured and numeric values as JSON text."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return text

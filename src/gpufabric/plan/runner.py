@@ -1,0 +1,103 @@
+"""Run the real Pulumi program (infra/__main__.py) under recording mocks, offline."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpufabric import config as stack_config
+from gpufabric.errors import UserError
+from gpufabric.plan.mocks import CapturingMonitor, MockFacts, RecordingMocks
+from gpufabric.plan.stackfile import PROJECT, apply_overrides, read_stack
+
+OFFLINE_NOTICE = (
+    "offline preview: the real program under mocks; no provider validation, "
+    "no credentials, nothing created"
+)
+
+
+@dataclass(frozen=True)
+class PlannedResource:
+    type: str
+    name: str
+    id: str
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Plan:
+    stack: str
+    config: stack_config.StackConfig
+    resources: list[PlannedResource]
+    outputs: dict[str, Any]
+
+    def to_json(self) -> str:
+        doc = {
+            "stack": self.stack,
+            "notice": OFFLINE_NOTICE,
+            "resources": [
+                {"type": r.type, "name": r.name, "id": r.id, "inputs": r.inputs}
+                for r in self.resources
+            ],
+            "outputs": self.outputs,
+        }
+        return json.dumps(doc, indent=2, sort_keys=True)
+
+    def of_type(self, token: str) -> list[PlannedResource]:
+        return [r for r in self.resources if r.type == token]
+
+
+def run_plan(root: Path, stack: str, overrides: list[str] | None = None) -> Plan:
+    """Validate the stack's config, then run the program under mocks and record it."""
+    raw = apply_overrides(read_stack(root, stack), overrides or [])
+    cfg = stack_config.parse(raw, stack)  # bad config stops here, before any resource
+    mocks = RecordingMocks(MockFacts(region=cfg.region, zone=cfg.zone))
+    monitor = _run_program(root / "infra" / "__main__.py", stack, raw, mocks)
+    resources = sorted(
+        (
+            PlannedResource(r.type, r.name, r.id, _tidy(r.inputs))
+            for r in mocks.records
+            if r.custom and not r.read and not r.type.startswith("pulumi:providers:")
+        ),
+        key=lambda r: (r.type, r.name),
+    )
+    return Plan(stack, cfg, resources, _tidy(monitor.stack_outputs))
+
+
+def _run_program(program: Path, stack: str, raw: dict[str, Any], mocks: RecordingMocks):
+    import pulumi
+    from pulumi.runtime import settings
+    from pulumi.runtime.config import set_all_config
+    from pulumi.runtime.stack import run_in_stack
+    from pulumi.runtime.sync_await import _sync_await
+
+    settings.ROOT.set(None)
+    monitor = CapturingMonitor(mocks)
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
+    settings.ROOT.set(None)  # set_mocks made a root stack; run_in_stack makes its own
+    settings.SETTINGS.rpc_manager.clear()
+    settings.SETTINGS.outputs.clear()
+    set_all_config({key: _encode(value) for key, value in raw.items()})
+    try:
+        _sync_await(run_in_stack(lambda: runpy.run_path(str(program), run_name="__main__")))
+    except pulumi.RunError as exc:
+        raise UserError(str(exc)) from None
+    return monitor
+
+
+def _encode(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _tidy(value: Any) -> Any:
+    """Integral floats (how numbers cross the wire) back to ints; drop None; sort maps."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _tidy(v) for k, v in sorted(value.items()) if v is not None}
+    if isinstance(value, list | tuple):
+        return [_tidy(v) for v in value]
+    return value

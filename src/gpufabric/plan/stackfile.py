@@ -1,0 +1,79 @@
+"""Find the project, read `stacks/Pulumi.<stack>.yaml`, and apply `-c KEY=VALUE` overrides."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpufabric.errors import UserError
+
+PROJECT = "gpufabric"
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The directory holding Pulumi.yaml: $GPUFABRIC_PROJECT, or the nearest one above `start`."""
+    if env := os.environ.get("GPUFABRIC_PROJECT"):
+        return Path(env)
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "Pulumi.yaml").is_file() and (folder / "stacks").is_dir():
+            return folder
+    raise UserError(f"no Pulumi.yaml with a stacks/ folder at or above {here}; run from the project")
+
+
+def stack_names(root: Path) -> list[str]:
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (root / "stacks").glob("Pulumi.*.yaml"))
+
+
+def read_stack(root: Path, stack: str) -> dict[str, Any]:
+    """The stack file's `config:` map, keys fully namespaced."""
+    path = root / "stacks" / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        raise UserError(f"stack '{stack}' not found; known stacks: {', '.join(stack_names(root))}")
+    try:
+        doc = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise UserError(f"{path}: not valid YAML ({exc.__class__.__name__})") from None
+    config = doc.get("config") or {}
+    if not isinstance(config, dict):
+        raise UserError(f"{path}: 'config' must be a map")
+    return {_full_key(key): value for key, value in config.items()}
+
+
+def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """`-c KEY=VALUE` as `pulumi up -c` takes it; `KEY.sub` sets a nested value (like --path)."""
+    result = json.loads(json.dumps(config))
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"-c {item!r}: expected KEY=VALUE, e.g. -c gpufabric:nodes=16")
+        value = _decode(text)
+        full_key, *path = _full_key(key).split(".")
+        if not path:
+            result[full_key] = value
+            continue
+        node = result.setdefault(full_key, {})
+        for part in path[:-1]:
+            if not isinstance(node, dict):
+                raise UserError(f"-c {item!r}: {full_key} is not a map")
+            node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise UserError(f"-c {item!r}: {full_key} is not a map")
+        node[path[-1]] = value
+    return result
+
+
+def _full_key(key: str) -> str:
+    return key if ":" in key else f"{PROJECT}:{key}"
+
+
+def _decode(text: str) -> Any:
+    """As Pulumi hands config to the program: JSON where it parses, else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
