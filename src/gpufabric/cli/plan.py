@@ -12,10 +12,16 @@ from gpufabric.plan.stackfile import project_root
 
 
 def plan(
-    stack: Annotated[str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.<stack>.yaml)")],
+    stack: Annotated[
+        str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.<stack>.yaml)")
+    ],
     config: Annotated[
         list[str] | None,
-        typer.Option("--config", "-c", help="KEY=VALUE override, as with `pulumi up -c`; KEY.sub sets a nested value"),
+        typer.Option(
+            "--config",
+            "-c",
+            help="KEY=VALUE override, as with `pulumi up -c`; KEY.sub sets a nested value",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON")] = False,
 ) -> None:

@@ -18,9 +18,7 @@ from gpufabric.config.validate import REGION_KEY, check
 from gpufabric.errors import ConfigError
 
 NAMESPACE = "gpufabric"
-_SECTION_ALIASES = {
-    name: field.alias or name for name, field in StackConfig.model_fields.items()
-}
+_SECTION_ALIASES = {name: field.alias or name for name, field in StackConfig.model_fields.items()}
 _KNOWN_KEYS = sorted(
     alias for name, alias in _SECTION_ALIASES.items() if name not in ("stack", "region")
 )
@@ -36,7 +34,9 @@ def parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
         if key not in _KNOWN_KEYS:
             near = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
             hint = f"did you mean '{NAMESPACE}:{near[0]}'? " if near else ""
-            raise ConfigError(full_key, value, f"{hint}unknown key; known keys: {', '.join(_KNOWN_KEYS)}")
+            raise ConfigError(
+                full_key, value, f"{hint}unknown key; known keys: {', '.join(_KNOWN_KEYS)}"
+            )
         values[key] = value
     values["region"] = _region(raw)
     try:
@@ -51,7 +51,9 @@ def _region(raw: Mapping[str, Any]) -> str:
     for key in REGION_KEY.values():
         if raw.get(key):
             return str(raw[key])
-    raise ConfigError("aws:region", None, f"set the provider region ({', '.join(REGION_KEY.values())})")
+    raise ConfigError(
+        "aws:region", None, f"set the provider region ({', '.join(REGION_KEY.values())})"
+    )
 
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:

@@ -91,7 +91,7 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(mocks)
         self.stack_outputs: dict[str, Any] = {}
 
-    def RegisterResourceOutputs(self, request):  # noqa: N802 (gRPC method name)
+    def RegisterResourceOutputs(self, request):
         if "::pulumi:pulumi:Stack::" in request.urn:
             self.stack_outputs = rpc.deserialize_properties(request.outputs)
         return super().RegisterResourceOutputs(request)

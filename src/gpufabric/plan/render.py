@@ -27,6 +27,8 @@ def render_plan(plan: Plan, console: Console | None = None) -> None:
     by_type: dict[str, Tree] = {}
     for resource in plan.resources:
         if resource.type not in by_type:
-            by_type[resource.type] = tree.add(f"[cyan]{resource.type}[/cyan] x{counts[resource.type]}")
+            by_type[resource.type] = tree.add(
+                f"[cyan]{resource.type}[/cyan] x{counts[resource.type]}"
+            )
         by_type[resource.type].add(resource.name)
     console.print(tree)

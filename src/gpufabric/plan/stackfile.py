@@ -22,11 +22,15 @@ def project_root(start: Path | None = None) -> Path:
     for folder in (here, *here.parents):
         if (folder / "Pulumi.yaml").is_file() and (folder / "stacks").is_dir():
             return folder
-    raise UserError(f"no Pulumi.yaml with a stacks/ folder at or above {here}; run from the project")
+    raise UserError(
+        f"no Pulumi.yaml with a stacks/ folder at or above {here}; run from the project"
+    )
 
 
 def stack_names(root: Path) -> list[str]:
-    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (root / "stacks").glob("Pulumi.*.yaml"))
+    return sorted(
+        p.name[len("Pulumi.") : -len(".yaml")] for p in (root / "stacks").glob("Pulumi.*.yaml")
+    )
 
 
 def read_stack(root: Path, stack: str) -> dict[str, Any]:

@@ -40,13 +40,23 @@ def _aws(plan: Plan) -> Facts:
         meta = lt.inputs.get("metadataOptions", {})
         facts.append(("IMDS", f"httpTokens={meta.get('httpTokens')}"))
     groups = plan.of_type("aws:ec2/placementGroup:PlacementGroup")
-    facts.append(("Placement", ", ".join(f"{g.name} (strategy {g.inputs.get('strategy')})" for g in groups) or "none"))
+    facts.append(
+        (
+            "Placement",
+            ", ".join(f"{g.name} (strategy {g.inputs.get('strategy')})" for g in groups) or "none",
+        )
+    )
     cap = cfg.capacity
     facts.append(("Capacity", cap.type + (f" {cap.reservation_id}" if cap.reservation_id else "")))
     asgs = plan.of_type("aws:autoscaling/group:Group")
     instances = plan.of_type("aws:ec2/instance:Instance")
     if asgs:
-        facts.append(("Node group", f"Auto Scaling group, {asgs[0].inputs.get('desiredCapacity')} x {cfg.instance_type}"))
+        facts.append(
+            (
+                "Node group",
+                f"Auto Scaling group, {asgs[0].inputs.get('desiredCapacity')} x {cfg.instance_type}",
+            )
+        )
     else:
         facts.append(("Node group", f"{len(instances)} instances of {cfg.instance_type}"))
     subnets = {s.id: s for s in plan.of_type("aws:ec2/subnet:Subnet")}
@@ -63,7 +73,9 @@ def _aws(plan: Plan) -> Facts:
         subnet = subnets.get(fs.inputs.get("subnetIds", ""))
         zone = subnet.inputs.get("availabilityZone") if subnet else "unknown"
         role = subnet.inputs.get("tags", {}).get("gpufabric:partition") if subnet else "?"
-        same = "same zone as the nodes" if zone == cfg.zone else f"NOT in the nodes' zone {cfg.zone}"
+        same = (
+            "same zone as the nodes" if zone == cfg.zone else f"NOT in the nodes' zone {cfg.zone}"
+        )
         facts.append(
             (
                 "Storage",

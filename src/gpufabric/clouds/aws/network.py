@@ -28,8 +28,8 @@ def build_network(cfg: StackConfig, tags: dict[str, str], parent: pulumi.Resourc
     opts = pulumi.ResourceOptions(parent=parent)
     name = cfg.name
     net = cfg.network
-    if net.existing_vpc_id:
-        vpc_id: pulumi.Output[str] = pulumi.Output.from_input(net.existing_vpc_id)
+    if cfg.aws.existing_vpc_id:
+        vpc_id: pulumi.Output[str] = pulumi.Output.from_input(cfg.aws.existing_vpc_id)
     else:
         vpc = aws.ec2.Vpc(
             f"{name}-vpc",

@@ -41,13 +41,11 @@ def build_nodes(
     name = cfg.name
     node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
     profile = _instance_profile(name, tags, opts)
-    placement = aws.ec2.PlacementGroup(
-        f"{name}-pg", strategy="cluster", tags=tags, opts=opts
-    )
+    placement = aws.ec2.PlacementGroup(f"{name}-pg", strategy="cluster", tags=tags, opts=opts)
     with_subnet = cfg.node_group == "instances"  # an ASG sets subnets itself
     template = aws.ec2.LaunchTemplate(
         f"{name}-node",
-        image_id=cfg.image_id,
+        image_id=cfg.aws.image_id,
         instance_type=itype.name,
         iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
@@ -121,7 +119,7 @@ def _network_interfaces(
 ) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
     """One EFA per network card, in the fabric subnet; only the primary carries management."""
     interfaces = []
-    for slot in nic_layout(itype, cfg.efa_layout):
+    for slot in nic_layout(itype, cfg.aws.efa_layout):
         groups = [net.efa_sg.id, net.management_sg.id] if slot.is_primary else [net.efa_sg.id]
         interfaces.append(
             aws.ec2.LaunchTemplateNetworkInterfaceArgs(

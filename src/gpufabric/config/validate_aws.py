@@ -1,0 +1,105 @@
+"""AWS rules: zone in region, reservation ids, FSx for Lustre throughput and capacity steps."""
+
+from __future__ import annotations
+
+import re
+
+from gpufabric.catalog import InstanceType
+from gpufabric.config.aws import FsxLustreConfig
+from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.errors import ConfigError
+
+FSX_THROUGHPUTS = (125, 250, 500, 1000)
+# EFA-enabled PERSISTENT_2 capacity multiples by throughput (cloud-facts.md B.1)
+FSX_EFA_CAPACITY_STEP = {125: 38400, 250: 19200, 500: 9600, 1000: 4800}
+CAPACITY_BLOCK_MAX_INSTANCES = 64  # cloud-facts.md A.4
+
+_ZONE_RE = re.compile(r"^(?P<region>[a-z]{2}(-[a-z]+)+-\d)(?P<suffix>[a-z])$")
+_RESERVATION_RE = re.compile(r"^cr-[0-9a-f]{8,17}$")
+
+
+def check_aws(cfg: StackConfig, itype: InstanceType) -> None:
+    _check_zone(cfg)
+    _check_capacity(cfg)
+    if cfg.aws.existing_vpc_id and cfg.network.egress == "nat":
+        raise ConfigError(
+            "gpufabric:network.egress",
+            "nat",
+            "with gpufabric:aws.existingVpcId the VPC's own routing is kept: use endpoints or none",
+        )
+    if isinstance(cfg.storage, FsxLustreConfig):
+        _check_fsx(cfg.storage)
+    elif not isinstance(cfg.storage, NoStorage):
+        raise ConfigError(
+            "gpufabric:storage.type", cfg.storage.type, "on AWS use fsx-lustre or none"
+        )
+
+
+def _check_zone(cfg: StackConfig) -> None:
+    match = _ZONE_RE.match(cfg.zone)
+    if not match:
+        raise ConfigError(
+            "gpufabric:zone", cfg.zone, "expected an availability zone like us-east-1a"
+        )
+    if match["region"] != cfg.region:
+        raise ConfigError(
+            "gpufabric:zone",
+            cfg.zone,
+            f"the zone must be in the stack's region {cfg.region} (aws:region), e.g. {cfg.region}a",
+        )
+
+
+def _check_capacity(cfg: StackConfig) -> None:
+    rid = cfg.capacity.reservation_id
+    if rid is not None and not _RESERVATION_RE.match(rid):
+        raise ConfigError(
+            "gpufabric:capacity.reservationId", rid, "must look like cr-0123456789abcdef0"
+        )
+    if cfg.capacity.type == "capacity-block" and cfg.nodes > CAPACITY_BLOCK_MAX_INSTANCES:
+        raise ConfigError(
+            "gpufabric:nodes",
+            cfg.nodes,
+            f"one capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances",
+        )
+
+
+def _check_fsx(fsx: FsxLustreConfig) -> None:
+    key = "gpufabric:storage"
+    if fsx.deployment_type == "PERSISTENT_2":
+        if fsx.throughput_per_tib not in FSX_THROUGHPUTS:
+            raise ConfigError(
+                f"{key}.throughputPerTib",
+                fsx.throughput_per_tib,
+                "PERSISTENT_2 allows 125, 250, 500 or 1000 MB/s per TiB",
+            )
+    else:
+        for field, value, allowed in (
+            ("efa", fsx.efa, "EFA-enabled FSx needs deploymentType PERSISTENT_2"),
+            ("s3", fsx.s3, "S3 data repository associations need deploymentType PERSISTENT_2"),
+        ):
+            if value:
+                raise ConfigError(f"{key}.{field}", value, allowed)
+        if fsx.throughput_per_tib not in (None, 1000):
+            raise ConfigError(
+                f"{key}.throughputPerTib",
+                fsx.throughput_per_tib,
+                "SCRATCH_2 has a fixed throughput",
+            )
+    _check_fsx_capacity(fsx)
+
+
+def _check_fsx_capacity(fsx: FsxLustreConfig) -> None:
+    key = "gpufabric:storage.capacityGib"
+    cap = fsx.capacity_gib
+    if fsx.efa:
+        assert fsx.throughput_per_tib is not None
+        step = FSX_EFA_CAPACITY_STEP[fsx.throughput_per_tib]
+        if cap < step or cap % step:
+            raise ConfigError(
+                key,
+                cap,
+                f"EFA-enabled FSx at {fsx.throughput_per_tib} MB/s/TiB needs a multiple of {step} GiB",
+            )
+        return
+    if cap not in (1200, 2400) and (cap < 2400 or cap % 2400):
+        raise ConfigError(key, cap, "allowed: 1200, 2400, or a multiple of 2400 GiB")
