@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from gpufabric.cli import plan
+from gpufabric.cli import lab, plan
 from gpufabric.errors import UserError
 
 app = typer.Typer(
@@ -28,6 +28,7 @@ def _root() -> None:
 
 
 app.command("plan")(plan.plan)
+app.add_typer(lab.app, name="lab")
 
 
 def main() -> None:

@@ -1,0 +1,85 @@
+"""`gpufabric lab ...`: real Linux test hosts on this machine (netns + systemd-nspawn)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gpufabric.errors import UserError
+from gpufabric.lab import lab, network
+from gpufabric.lab.layout import DEFAULT_NAME
+
+app = typer.Typer(
+    help="Real Linux test hosts on this machine, joined by leaf bridges and a spine (needs root).",
+    no_args_is_help=True,
+)
+
+NameOpt = Annotated[
+    str,
+    typer.Option("--name", envvar="GPUFABRIC_LAB_NAME",
+                 help="Lab name: separate labs (namespaces, addresses, files) coexist"),
+]
+
+
+def _say(msg: str) -> None:
+    typer.echo(msg, err=True)
+
+
+@app.command("up")
+def up(
+    nodes: Annotated[int, typer.Option("--nodes", help="Number of hosts (1-64)")] = 4,
+    leaves: Annotated[int, typer.Option("--leaves", help="Number of leaf switches (1-8)")] = 2,
+    spine_rate: Annotated[
+        str | None,
+        typer.Option("--spine-rate", help="Shape the spine to this tc rate, e.g. 1gbit"),
+    ] = None,
+    name: NameOpt = DEFAULT_NAME,
+) -> None:
+    """Start the lab's hosts and write its Ansible inventory."""
+    res = lab.up(name, nodes, leaves, spine_rate, progress=_say)
+    lay = res.state.layout
+    typer.echo(f"lab {name!r} up in {res.seconds:.1f} s: {len(lay.hosts)} hosts, "
+               f"{len(lay.leaves)} leaves, spine {res.state.spine_rate or 'unshaped'}")
+    for h in lay.hosts:
+        typer.echo(f"  {h.name:<4} {h.address:<15} {h.leaf:<7} systemd {res.boot[h.name]}")
+    typer.echo(f"inventory: {res.paths.inventory}")
+    typer.echo(f'next: ansible-playbook -i "$(gpufabric lab inventory --name {name})" '
+               "playbooks/tune-fabric.yml")
+
+
+@app.command("down")
+def down(name: NameOpt = DEFAULT_NAME) -> None:
+    """Stop the hosts and remove every namespace, mount and file the lab made."""
+    removed = lab.down(name)
+    if removed:
+        typer.echo(f"lab {name!r} down: removed {len(removed)} items")
+    else:
+        typer.echo(f"lab {name!r} is not up; nothing to remove")
+
+
+@app.command("status")
+def status(name: NameOpt = DEFAULT_NAME) -> None:
+    """Hosts, addresses, leaves, systemd state and spine shaping of a lab."""
+    lab.check_root()
+    st, paths = lab.load_up(name)
+    lay = st.layout
+    typer.echo(f"lab {name!r}: {st.phase}, {lay.subnet}, {len(lay.hosts)} hosts, "
+               f"{len(lay.leaves)} leaves")
+    for hs in lab.host_status(st):
+        typer.echo(f"  {hs.name:<4} {hs.address:<15} {hs.leaf:<7} "
+                   f"{'running' if hs.running else 'STOPPED':<8} systemd {hs.systemd}")
+    qd = network.spine_qdiscs(lay)
+    shaped = [dev for dev, line in qd.items() if line.startswith("qdisc tbf")]
+    typer.echo(f"spine: {st.spine_rate or 'unshaped'} ({len(shaped)}/{len(qd)} uplink ends "
+               "with tbf)")
+    typer.echo(f"inventory: {paths.inventory}")
+
+
+@app.command("inventory")
+def inventory(name: NameOpt = DEFAULT_NAME) -> None:
+    """Print the path of the lab's Ansible inventory (for `ansible-playbook -i`)."""
+    _st, paths = lab.load_up(name)
+    if not paths.inventory.is_file():
+        raise UserError(f"lab {name!r} has no inventory yet (still starting?)")
+    typer.echo(str(paths.inventory))

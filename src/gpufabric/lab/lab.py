@@ -1,0 +1,221 @@
+"""Bring a lab up, take it down, report on it: the steps behind `gpufabric lab ...`.
+
+`up` records every namespace, mount and PID in the state file before it makes the next one,
+and undoes everything if a step fails; `down` works from the state file and also from what it
+finds on the machine by the lab's exact names, so it is safe to run twice or after a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpufabric.errors import UserError
+from gpufabric.lab import hosts, inventory, layout, network, rootfs, state
+from gpufabric.lab.state import LabPaths, LabState
+
+# tool -> Debian package that ships it (what `make lab-deps` installs)
+REQUIRED_TOOLS = {
+    "debootstrap": "debootstrap",
+    "systemd-nspawn": "systemd-container",
+    "ssh": "openssh-client",
+    "ssh-keygen": "openssh-client",
+    "ip": "iproute2",
+    "tc": "iproute2",
+    "nc": "netcat-openbsd",
+    "nsenter": "util-linux",
+    "unshare": "util-linux",
+}
+BOOT_TIMEOUT = 120.0
+
+
+def check_root(euid: int | None = None) -> None:
+    if (os.geteuid() if euid is None else euid) != 0:
+        raise UserError("the lab needs root (network namespaces, mounts, systemd-nspawn): "
+                        "run it with sudo or as root")
+
+
+def missing_packages(which: Callable[[str], str | None] = shutil.which) -> list[str]:
+    return sorted({pkg for tool, pkg in REQUIRED_TOOLS.items() if which(tool) is None})
+
+
+def check_tools(which: Callable[[str], str | None] = shutil.which) -> None:
+    missing = missing_packages(which)
+    if missing:
+        raise UserError(f"missing system package(s) for the lab: {', '.join(missing)}; "
+                        "`make lab-deps` installs them")
+
+
+@dataclass
+class UpResult:
+    state: LabState
+    paths: LabPaths
+    boot: dict[str, str]  # host -> `systemctl is-system-running`
+    seconds: float
+
+
+def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
+       progress: Callable[[str], None] = lambda _m: None) -> UpResult:
+    layout.check_name(name)
+    layout.check_counts(nodes, leaves)
+    if spine_rate is not None:
+        layout.rate_bits(spine_rate)
+    check_root()
+    check_tools()
+    paths = LabPaths.of(name)
+    if paths.state.exists() or layout.owned_netns(name, network.existing_netns()):
+        raise UserError(f"lab {name!r} is already up (or half up): "
+                        f"`gpufabric lab down --name {name}` first")
+    started = time.monotonic()
+    paths.root.mkdir(parents=True, exist_ok=True)
+    plan = layout.make_layout(name, nodes, leaves, state.other_labs_subnets(name))
+    progress(f"base image: {rootfs.cache_dir()} (built only if its package list changed)")
+    base = rootfs.ensure_rootfs(paths.log)
+    st = LabState(layout=plan, spine_rate=spine_rate, rootfs=str(base))
+    state.save(paths, st)
+    try:
+        boot = _bring_up(st, paths, progress)
+    except BaseException:
+        progress("start failed; removing what was made")
+        down(name)
+        raise
+    st.phase = "up"
+    state.save(paths, st)
+    return UpResult(st, paths, boot, time.monotonic() - started)
+
+
+def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) -> dict[str, str]:
+    plan = st.layout
+    progress(f"network: {len(plan.leaves)} leaves, spine, {len(plan.hosts)} hosts in "
+             f"{plan.subnet}")
+    network.create(plan)
+    network.set_spine_rate(plan, st.spine_rate)
+    paths.ssh_key.parent.mkdir(mode=0o700, exist_ok=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"gpufabric-lab-{plan.name}",
+                    "-f", str(paths.ssh_key)], check=True, capture_output=True)
+    public_key = paths.ssh_key.with_suffix(".pub").read_text()
+    host_keys: dict[str, str] = {}
+    for h in plan.hosts:
+        hostdir = paths.host_dir(h.name)
+        root = paths.host_root(h.name)
+        st.mounts.append(str(root))
+        state.save(paths, st)
+        hosts.mount_overlay(Path(st.rootfs), hostdir)
+        host_keys[h.name] = hosts.prepare(root, h, plan, public_key)
+    progress("booting hosts (systemd-nspawn --boot)")
+    for h in plan.hosts:
+        st.pids[h.name] = hosts.start(paths.host_root(h.name), h,
+                                      paths.host_dir(h.name) / "console.log")
+        state.save(paths, st)
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    boot = {h.name: hosts.wait_booted(st.pids[h.name], h, deadline) for h in plan.hosts}
+    paths.known_hosts.write_text(inventory.render_known_hosts(plan, host_keys))
+    paths.inventory.write_text(inventory.render(plan, paths.ssh_key, paths.known_hosts))
+    return boot
+
+
+def down(name: str) -> list[str]:
+    """Remove everything lab `name` made; returns what was removed (empty: nothing was up)."""
+    layout.check_name(name)
+    check_root()
+    paths = LabPaths.of(name)
+    st = state.load(paths)
+    removed: list[str] = []
+    if st is not None:
+        targets = [(st.pids.get(h.name), h) for h in st.layout.hosts]
+        hosts.stop(targets)
+        removed += [f"host {h.name}" for pid, h in targets if pid is not None]
+        for h in st.layout.hosts:
+            hosts.remove_propagate_dir(h)
+    for mnt in _mounts_under(paths.root):
+        _umount(mnt)
+        removed.append(f"mount {mnt}")
+    leftover = layout.owned_netns(name, network.existing_netns())
+    for ns in leftover:  # e.g. ssh ProxyCommands in the controller namespace
+        hosts.kill_netns_processes(ns)
+    network.delete(leftover)
+    removed += [f"netns {ns}" for ns in leftover]
+    for d in hosts.leftover_propagate_dirs(name):
+        shutil.rmtree(d)
+        removed.append(f"dir {d}")
+    if paths.root.exists():
+        shutil.rmtree(paths.root)
+        removed.append(f"dir {paths.root}")
+    return removed
+
+
+def _mounts_under(root: Path) -> list[str]:
+    """Mount points at or below `root`, deepest first (from /proc/self/mountinfo)."""
+    prefix = str(root).rstrip("/") + "/"
+    out: list[str] = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4].replace("\\040", " ")
+        if point.startswith(prefix) or point == str(root):
+            out.append(point)
+    return sorted(set(out), key=len, reverse=True)
+
+
+def _umount(point: str) -> None:
+    for _ in range(50):
+        if subprocess.run(["umount", point], capture_output=True, check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+    raise UserError(f"could not unmount {point} (still busy); run `gpufabric lab down` again")
+
+
+@dataclass
+class HostStatus:
+    name: str
+    address: str
+    leaf: str
+    running: bool
+    systemd: str
+
+
+def load_up(name: str) -> tuple[LabState, LabPaths]:
+    layout.check_name(name)
+    paths = LabPaths.of(name)
+    st = state.load(paths)
+    if st is None:
+        raise UserError(f"lab {name!r} is not up (`gpufabric lab up --name {name}`)")
+    return st, paths
+
+
+def host_status(st: LabState) -> list[HostStatus]:
+    out: list[HostStatus] = []
+    for h in st.layout.hosts:
+        pid = st.pids.get(h.name)
+        running = pid is not None and hosts.is_nspawn_of(pid, h)
+        systemd = "-"
+        leader = hosts.leader_pid(pid) if running and pid is not None else None
+        if leader is not None:
+            proc = hosts.run_in(leader, ["systemctl", "is-system-running"], timeout=20)
+            systemd = proc.stdout.strip() or "unknown"
+        out.append(HostStatus(h.name, h.address, h.leaf, running, systemd))
+    return out
+
+
+def run_in_host(st: LabState, host: str, argv: list[str], timeout: float = 300,
+                input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a command inside a lab host (nsenter into its init's namespaces; no ssh)."""
+    h = st.layout.host(host)
+    pid = st.pids.get(h.name)
+    leader = hosts.leader_pid(pid) if pid is not None and hosts.is_nspawn_of(pid, h) else None
+    if leader is None:
+        raise UserError(f"lab host {host} is not running")
+    return hosts.run_in(leader, argv, timeout=timeout, input_text=input_text)
+
+
+def set_spine_rate(name: str, rate: str | None) -> LabState:
+    """Change (or with None remove) the spine shaping of a running lab."""
+    check_root()
+    st, paths = load_up(name)
+    network.set_spine_rate(st.layout, rate)
+    st.spine_rate = rate
+    state.save(paths, st)
+    return st

@@ -1,0 +1,111 @@
+"""Where a lab keeps its files, and its state file (what `down` must undo).
+
+Everything a lab writes lives under <root>/<name>/ (root: /var/lib/gpufabric/lab, or
+$GPUFABRIC_LAB_STATE_DIR): state.json, inventory.yml, the ssh key pair and known_hosts, and
+each host's overlay (upper, work, mount point) and console log. `down` removes the directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from gpufabric.lab.layout import HostPlan, LabLayout
+
+DEFAULT_ROOT = Path("/var/lib/gpufabric/lab")
+
+
+def state_root() -> Path:
+    return Path(os.environ.get("GPUFABRIC_LAB_STATE_DIR", DEFAULT_ROOT))
+
+
+@dataclass(frozen=True)
+class LabPaths:
+    root: Path
+
+    @classmethod
+    def of(cls, name: str) -> LabPaths:
+        return cls(state_root() / name)
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.json"
+
+    @property
+    def inventory(self) -> Path:
+        return self.root / "inventory.yml"
+
+    @property
+    def ssh_key(self) -> Path:
+        return self.root / "ssh" / "id_ed25519"
+
+    @property
+    def known_hosts(self) -> Path:
+        return self.root / "ssh" / "known_hosts"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "lab.log"
+
+    def host_dir(self, host: str) -> Path:
+        return self.root / "hosts" / host
+
+    def host_root(self, host: str) -> Path:
+        return self.host_dir(host) / "root"
+
+
+@dataclass
+class LabState:
+    layout: LabLayout
+    spine_rate: str | None
+    rootfs: str
+    pids: dict[str, int] = field(default_factory=dict)  # host -> systemd-nspawn PID
+    mounts: list[str] = field(default_factory=list)  # overlay mount points
+    phase: str = "starting"  # starting -> up
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> LabState:
+        doc = json.loads(text)
+        lay = doc["layout"]
+        layout = LabLayout(
+            **{k: v for k, v in lay.items() if k not in ("hosts", "leaves")},
+            leaves=tuple(lay["leaves"]),
+            hosts=tuple(HostPlan(**h) for h in lay["hosts"]),
+        )
+        return cls(layout=layout, spine_rate=doc["spine_rate"], rootfs=doc["rootfs"],
+                   pids={k: int(v) for k, v in doc["pids"].items()},
+                   mounts=list(doc["mounts"]), phase=doc["phase"])
+
+
+def save(paths: LabPaths, state: LabState) -> None:
+    tmp = paths.state.with_suffix(".tmp")
+    tmp.write_text(state.to_json())
+    tmp.replace(paths.state)
+
+
+def load(paths: LabPaths) -> LabState | None:
+    try:
+        return LabState.from_json(paths.state.read_text())
+    except FileNotFoundError:
+        return None
+
+
+def other_labs_subnets(exclude: str) -> set[str]:
+    """Address ranges held by the other labs on this machine."""
+    taken: set[str] = set()
+    root = state_root()
+    if root.is_dir():
+        for d in root.iterdir():
+            if d.name == exclude:
+                continue
+            try:
+                st = LabState.from_json((d / "state.json").read_text())
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            taken.add(st.layout.subnet)
+    return taken
