@@ -1,0 +1,1 @@
+"""IPsec mesh support: proposal policy, swanctl output parsing, offload decision, cluster CA."""

@@ -1,0 +1,149 @@
+"""The cluster CA for the IPsec mesh: create it once, sign host CSRs, decide re-issue.
+
+Keys: ECDSA P-384. The CA key stays on the controller (files mode 0600 in a 0700 directory);
+host keys are made on each host and never leave it: hosts send a CSR, of which only the public
+key is used; the name and addresses come from the inventory, not from the CSR.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import os
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from gpufabric.errors import UserError
+
+CA_KEY = "ca.key.pem"
+CA_CERT = "ca.cert.pem"
+_HASH = hashes.SHA384()
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def ensure_ca(directory: Path, common_name: str, days: int, *, dry_run: bool = False) -> bool:
+    """Create the CA in `directory` unless it exists; True when it was (or would be) created."""
+    key_path, cert_path = directory / CA_KEY, directory / CA_CERT
+    if key_path.exists() and cert_path.exists():
+        return False
+    if key_path.exists() or cert_path.exists():
+        raise UserError(f"ipsec_ca_dir: {directory} holds only one of {CA_KEY} / {CA_CERT}")
+    if dry_run:
+        return True
+    key = ec.generate_private_key(ec.SECP384R1())
+    ski = x509.SubjectKeyIdentifier.from_public_key(key.public_key())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(_name(common_name))
+        .issuer_name(_name(common_name))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(_now() - dt.timedelta(minutes=5))
+        .not_valid_after(_now() + dt.timedelta(days=days))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+            critical=True,
+        )
+        .add_extension(ski, critical=False)
+        .sign(key, _HASH)
+    )
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(directory, 0o700)
+    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return True
+
+
+def ca_cert_pem(directory: Path) -> str:
+    return (directory / CA_CERT).read_text()
+
+
+def _load_ca(directory: Path) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
+    key = serialization.load_pem_private_key((directory / CA_KEY).read_bytes(), password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
+    return key, x509.load_pem_x509_certificate((directory / CA_CERT).read_bytes())
+
+
+def reissue_reason(
+    cert_pem: str, ca_pem: str, csr_pem: str, identity: str, addresses: list[str], renew_days: int
+) -> str | None:
+    """Why the host certificate must be (re)issued, or None when it is still right."""
+    if not cert_pem.strip():
+        return "no certificate yet"
+    try:
+        cert = x509.load_pem_x509_certificate(cert_pem.encode())
+    except ValueError:
+        return "certificate unreadable"
+    ca = x509.load_pem_x509_certificate(ca_pem.encode())
+    csr = x509.load_pem_x509_csr(csr_pem.encode())
+    pub = serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    if cert.issuer != ca.subject:
+        return "issued by another CA"
+    try:
+        cert.verify_directly_issued_by(ca)
+    except (ValueError, TypeError, InvalidSignature):
+        return "not signed by the current CA"
+    if cert.public_key().public_bytes(*pub) != csr.public_key().public_bytes(*pub):
+        return "does not match the host key"
+    if cert.subject != _name(identity):
+        return "subject changed"
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    have = sorted(str(ip) for ip in san.get_values_for_type(x509.IPAddress))
+    if have != sorted(addresses):
+        return "addresses changed"
+    if cert.not_valid_after_utc - _now() < dt.timedelta(days=renew_days):
+        return f"expires within {renew_days} days"
+    return None
+
+
+def sign_csr(directory: Path, csr_pem: str, identity: str, addresses: list[str], days: int) -> str:
+    """A host certificate for the CSR's public key, named by `identity`, valid for `addresses`."""
+    ca_key, ca = _load_ca(directory)
+    csr = x509.load_pem_x509_csr(csr_pem.encode())
+    if not csr.is_signature_valid:
+        raise UserError(f"ipsec: the CSR of {identity} has a bad signature")
+    san = [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(_name(identity))
+        .issuer_name(ca.subject)
+        .public_key(csr.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(_now() - dt.timedelta(minutes=5))
+        .not_valid_after(min(_now() + dt.timedelta(days=days), ca.not_valid_after_utc))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(True, False, False, False, False, False, False, False, False),
+            critical=True,
+        )
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectAlternativeName(san), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+            critical=False,
+        )
+        .sign(ca_key, _HASH)
+    )
+    return cert.public_bytes(serialization.Encoding.PEM).decode()
