@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test unit lint typecheck demo plan-all clean
+.PHONY: help venv test unit lint typecheck demo plan-all clean lab-deps
 
 help:
 	@echo "make demo   - set up, start the lab and run playbooks/tune-fabric.yml on it"
@@ -28,12 +28,30 @@ lint: $(STAMP)
 	$(BIN)/ruff check src infra tests benchmarks
 	$(BIN)/pyright
 
-test: $(STAMP)
+test: $(STAMP) lab-deps
 	$(MAKE) lint
 	$(BIN)/pytest -q
 
 plan-all: $(STAMP)
 	for s in stacks/Pulumi.*.yaml; do s=$${s#stacks/Pulumi.}; $(BIN)/gpufabric plan -s $${s%.yaml} >/dev/null || exit 1; done
+
+# The lab's system packages (Debian). Installs only what is missing; needs root to install.
+LAB_DEBS := debootstrap systemd-container openssh-client iproute2 netcat-openbsd util-linux
+lab-deps:
+	@if dpkg-query -W -f='$${db:Status-Status}\n' $(LAB_DEBS) 2>/dev/null | grep -qvx installed \
+	   || [ "$$(dpkg-query -W $(LAB_DEBS) 2>/dev/null | wc -l)" -ne $(words $(LAB_DEBS)) ]; then \
+	  if [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(LAB_DEBS); \
+	  else echo "lab-deps: not root, not installing $(LAB_DEBS) (lab tests skip without root)"; fi; \
+	fi
+
+# The main job on the lab: 4 test hosts, tune-fabric, then what it configured per host.
+demo: lab-deps venv
+	$(BIN)/gpufabric lab status >/dev/null 2>&1 || $(BIN)/gpufabric lab up --nodes 4
+	mkdir -p .lab
+	set -o pipefail; $(BIN)/ansible-playbook -i "$$($(BIN)/gpufabric lab inventory)" \
+	  playbooks/tune-fabric.yml | tee .lab/tune-fabric.log
+	$(BIN)/gpufabric lab summary --recap .lab/tune-fabric.log
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
