@@ -38,6 +38,7 @@ class GcpFacts(_Strict):
 class AzureFacts(_Strict):
     infiniband: Literal["HDR", "NDR"]
     nccl_topology_file: str | None = None
+    ethernet_gbps: int | None = Field(default=None, gt=0)  # the accelerated-networking NIC
 
 
 class InstanceType(_Strict):
