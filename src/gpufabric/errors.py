@@ -15,3 +15,11 @@ class ConfigError(UserError):
         self.value = value
         self.allowed = allowed
         super().__init__(f"{key}: {value!r} is not valid; {allowed}")
+
+
+class MissingConfigError(ConfigError):
+    """A required stack config key is not set."""
+
+    def __init__(self, key: str, allowed: str) -> None:
+        UserError.__init__(self, f"{key}: not set; {allowed}")
+        self.key, self.value, self.allowed = key, None, allowed

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from gpufabric.config.model import StackConfig
 from gpufabric.config.validate import REGION_KEY, check
-from gpufabric.errors import ConfigError
+from gpufabric.errors import ConfigError, MissingConfigError
 
 NAMESPACE = "gpufabric"
 _SECTION_ALIASES = {name: field.alias or name for name, field in StackConfig.model_fields.items()}
@@ -67,7 +67,12 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:
     key = f"{NAMESPACE}:{'.'.join(loc)}" if loc else f"{NAMESPACE}:(stack)"
     value: Any = _lookup(values, loc)
     if err["type"] == "missing":
-        return ConfigError(key, None, "this key is required")
+        field = StackConfig.model_fields.get(loc[0] if loc else "", None)
+        field = field or next(
+            (f for f in StackConfig.model_fields.values() if f.alias == (loc[0] if loc else "")), None
+        )
+        what = field.description if field is not None and field.description else "required"
+        return MissingConfigError(key, f"required: {what}")
     message = str(err["msg"])
     message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
     if message[1:2].islower():

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt, field_validator, model_validator
 
 from gpufabric.config.aws import AwsSettings, FsxLustreConfig
+from gpufabric.config.azure import AzureManagedLustreConfig, AzureSettings
 from gpufabric.config.base import Cidr, ConfigModel, KmsKey
 
 EncryptionMode = Literal["provider-native", "ipsec", "none"]
@@ -73,7 +74,9 @@ class NoStorage(ConfigModel):
 
 
 # One storage type per cloud service; the `type` key picks the model.
-StorageConfig = Annotated[FsxLustreConfig | NoStorage, Field(discriminator="type")]
+StorageConfig = Annotated[
+    FsxLustreConfig | AzureManagedLustreConfig | NoStorage, Field(discriminator="type")
+]
 
 
 class RootVolume(ConfigModel):
@@ -86,17 +89,23 @@ class StackConfig(ConfigModel):
 
     stack: str = Field(exclude=True)
     region: str = Field(exclude=True)
-    instance_type: str
-    nodes: StrictInt = Field(ge=1, le=4096)
+    instance_type: str = Field(description="an instance type from the catalog, e.g. p5.48xlarge")
+    nodes: StrictInt = Field(ge=1, le=4096, description="an integer number of GPU nodes, 1-4096")
     cluster_name: str | None = None
-    zone: str
-    encryption: EncryptionMode
+    zone: str = Field(
+        description="the one zone of nodes and storage, e.g. us-east-1a",
+        coerce_numbers_to_str=True,  # Azure zones are "1".."3"; config hands them over as numbers
+    )
+    encryption: EncryptionMode = Field(
+        description="one of provider-native, ipsec, none (none must be chosen explicitly)"
+    )
     node_group: NodeGroupMode = "group"
     capacity: CapacityConfig = CapacityConfig()
     network: NetworkConfig = NetworkConfig()
     storage: StorageConfig = NoStorage(type="none")
     root_volume: RootVolume = RootVolume()
     aws: AwsSettings = AwsSettings()
+    azure: AzureSettings = AzureSettings()
     user_data: str | None = None
     tags: dict[str, str] = {}
 

@@ -46,11 +46,14 @@ class RecordingMocks(pulumi.runtime.Mocks):
         rid = args.resource_id or placeholder_id(args.name)
         inputs = dict(args.inputs)
         self.records.append(
-            Recorded(args.typ, args.name, rid, inputs, args.custom, bool(args.resource_id))
+            Recorded(args.typ, args.name, rid, inputs, bool(args.custom), bool(args.resource_id))
         )
         return rid, {**inputs, **self._computed(args.typ, args.name, inputs)}
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict:
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
+        return self._answer(args), None
+
+    def _answer(self, args: pulumi.runtime.MockCallArgs) -> dict:
         token = args.token
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             names = [f"{self.facts.region}{s}" for s in "abcd"]

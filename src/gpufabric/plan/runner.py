@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import runpy
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,19 @@ class Plan:
         return [r for r in self.resources if r.type == token]
 
 
-def run_plan(root: Path, stack: str, overrides: list[str] | None = None) -> Plan:
-    """Validate the stack's config, then run the program under mocks and record it."""
+def run_plan(
+    root: Path,
+    stack: str,
+    overrides: list[str] | None = None,
+    make_mocks: Callable[[MockFacts], RecordingMocks] = RecordingMocks,
+) -> Plan:
+    """Validate the stack's config, then run the program under mocks and record it.
+
+    `make_mocks` lets tests stand in a fake cloud that answers differently (e.g. a
+    capacity reservation in another zone)."""
     raw = apply_overrides(read_stack(root, stack), overrides or [])
     cfg = stack_config.parse(raw, stack)  # bad config stops here, before any resource
-    mocks = RecordingMocks(MockFacts(region=cfg.region, zone=cfg.zone))
+    mocks = make_mocks(MockFacts(region=cfg.region, zone=cfg.zone))
     monitor = _run_program(root / "infra" / "__main__.py", stack, raw, mocks)
     resources = sorted(
         (
@@ -78,14 +87,19 @@ def _run_program(program: Path, stack: str, raw: dict[str, Any], mocks: Recordin
     monitor = CapturingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
     settings.ROOT.set(None)  # set_mocks made a root stack; run_in_stack makes its own
-    settings.SETTINGS.rpc_manager.clear()
-    settings.SETTINGS.outputs.clear()
+    runtime_settings: Any = settings.SETTINGS
+    runtime_settings.rpc_manager.clear()
+    runtime_settings.outputs.clear()
     set_all_config({key: _encode(value) for key, value in raw.items()})
     try:
-        _sync_await(run_in_stack(lambda: runpy.run_path(str(program), run_name="__main__")))
+        _sync_await(run_in_stack(lambda: _run_main(program)))
     except pulumi.RunError as exc:
         raise UserError(str(exc)) from None
     return monitor
+
+
+def _run_main(program: Path) -> None:
+    runpy.run_path(str(program), run_name="__main__")
 
 
 def _encode(value: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pulumi
@@ -22,7 +23,7 @@ def build_fsx(
     cfg: StackConfig,
     fsx: FsxLustreConfig,
     subnet_id: pulumi.Input[str],
-    security_group_ids: list[pulumi.Input[str]],
+    security_group_ids: Sequence[pulumi.Input[str]],
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> pulumi.Output[dict[str, Any]]:
@@ -43,7 +44,7 @@ def build_fsx(
         storage_capacity=fsx.capacity_gib,
         per_unit_storage_throughput=fsx.throughput_per_tib if persistent else None,
         subnet_ids=subnet_id,
-        security_group_ids=security_group_ids,
+        security_group_ids=list(security_group_ids),
         file_system_type_version=LUSTRE_VERSION,
         efa_enabled=fsx.efa or None,
         metadata_configuration=metadata,

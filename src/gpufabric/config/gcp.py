@@ -1,0 +1,129 @@
+"""GCP-only config: the `gpufabric:gcp` section and the GCP storage services.
+
+How the common keys map onto GCP (docs/gcp.md has the full table):
+- `network.cidr` / `network.fabricSubnet`: the host (system) VPC and the subnet of the nodes'
+  first gVNIC; `network.managementSubnet`: a host-VPC subnet for login / bastion hosts;
+  `network.storageSubnet`: the private-service-access range the storage service gets;
+  `network.egressSubnet` is not used (Cloud NAT needs no subnet).
+- The GPU fabric has its own address space, `gcp.gpuCidr`, split into one subnet per GPU NIC.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import StrictInt, field_validator
+
+from gpufabric.config.base import Cidr, ConfigModel
+
+_PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+_EMAIL_RE = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
+_FS_NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
+_SHARE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
+
+DEFAULT_IMAGE = (
+    "projects/ubuntu-os-accelerator-images/global/images/family/"
+    "ubuntu-accelerator-2204-amd64-with-nvidia-570"
+)
+BootDiskType = Literal["hyperdisk-balanced", "pd-balanced", "pd-ssd"]
+TopologyDistance = Literal["CLUSTER", "BLOCK", "SUBBLOCK"]
+
+
+class GcpSettings(ConfigModel):
+    """`gpufabric:gcp`: what only GCP has."""
+
+    project: str | None = None
+    """The project that owns every resource (the same value as gcp:project). Required on GCP."""
+    image: str = DEFAULT_IMAGE
+    boot_disk_type: BootDiskType = "hyperdisk-balanced"
+    gpu_cidr: Cidr = "10.128.0.0/16"
+    """Address space of the GPU fabric, split evenly into one subnet per GPU NIC."""
+    secondary_host_cidr: Cidr = "10.1.0.0/16"
+    """The second gVNIC's VPC (A3 Ultra / A4 have two host NICs); unused with one."""
+    mtu: StrictInt | None = None
+    """MTU of every VPC; default: the catalog's (8244 on A3 High/Mega, 8896 on A3U/A4)."""
+    secure_boot: bool = False
+    """Off by default: gVNIC, dmabuf-import-helper and Lustre client modules are DKMS-built
+    and unsigned; vTPM and integrity monitoring stay on."""
+    max_distance: StrictInt | None = None
+    """nodeGroup instances: compact placement maxDistance (1-3; A3 High/Mega cannot use 1)."""
+    max_topology_distance: TopologyDistance | None = None
+    """nodeGroup group: the workload policy's maxTopologyDistance."""
+    service_account: str | None = None
+    """Email of the nodes' service account (scope cloud-platform); none attached if unset."""
+
+    @field_validator("project")
+    @classmethod
+    def _project_format(cls, value: str | None) -> str | None:
+        if value is not None and not _PROJECT_RE.match(value):
+            raise ValueError(
+                "must be a project id: 6-30 lowercase letters, digits or '-', "
+                "starting with a letter"
+            )
+        return value
+
+    @field_validator("service_account")
+    @classmethod
+    def _email(cls, value: str | None) -> str | None:
+        if value is not None and not _EMAIL_RE.match(value):
+            raise ValueError("must be a service account email, e.g. nodes@PROJECT.iam.gserviceaccount.com")
+        return value
+
+    @field_validator("mtu")
+    @classmethod
+    def _mtu_range(cls, value: int | None) -> int | None:
+        if value is not None and not 1300 <= value <= 8896:
+            raise ValueError("GCP VPC MTU must be 1300-8896")
+        return value
+
+    @field_validator("max_distance")
+    @classmethod
+    def _distance_range(cls, value: int | None) -> int | None:
+        if value is not None and not 1 <= value <= 3:
+            raise ValueError("compact placement maxDistance is 1, 2 or 3")
+        return value
+
+
+class ManagedLustreConfig(ConfigModel):
+    """Google Cloud Managed Lustre, in the nodes' zone."""
+
+    type: Literal["managed-lustre"]
+    capacity_gib: StrictInt = 36000
+    per_unit_storage_throughput: StrictInt = 1000
+    """MB/s per TiB: 125, 250, 500 or 1000 (fixed at creation)."""
+    filesystem: str = "lustre"
+    mount_point: str = "/lustre"
+
+    @field_validator("filesystem")
+    @classmethod
+    def _fs_name(cls, value: str) -> str:
+        if not _FS_NAME_RE.match(value):
+            raise ValueError("must be 1-8 lowercase letters or digits, starting with a letter")
+        return value
+
+
+class ParallelstoreConfig(ConfigModel):
+    """Parallelstore (DAOS), in the nodes' zone."""
+
+    type: Literal["parallelstore"]
+    capacity_gib: StrictInt = 12000
+    deployment_type: Literal["SCRATCH", "PERSISTENT"] = "SCRATCH"
+    mount_point: str = "/parallelstore"
+
+
+class FilestoreConfig(ConfigModel):
+    """Filestore (NFS), a zonal tier in the nodes' zone."""
+
+    type: Literal["filestore"]
+    tier: str = "ZONAL"
+    capacity_gib: StrictInt = 10240
+    share_name: str = "share"
+    mount_point: str = "/filestore"
+
+    @field_validator("share_name")
+    @classmethod
+    def _share(cls, value: str) -> str:
+        if not _SHARE_RE.match(value):
+            raise ValueError("must be 1-16 lowercase letters, digits or '_', starting with a letter")
+        return value

@@ -1,0 +1,17 @@
+"""Plans are the real program under mocks; cached per (stack, overrides) for the session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpufabric.plan import Plan, run_plan
+
+REPO = Path(__file__).resolve().parents[2]
+_cache: dict[tuple[str, tuple[str, ...]], Plan] = {}
+
+
+def plan_for(stack: str, *overrides: str) -> Plan:
+    key = (stack, overrides)
+    if key not in _cache:
+        _cache[key] = run_plan(REPO, stack, list(overrides))
+    return _cache[key]
