@@ -1,0 +1,55 @@
+"""One entry point for any NCCL capture: nccl-tests text or JSON, NCCL_DEBUG=INFO lines, or both."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from gpufabric.errors import UserError
+from gpufabric.nccl.debuglog import parse_debug_lines
+from gpufabric.nccl.model import Capture, DebugInfo
+from gpufabric.nccl.tests_json import parse_tests_json
+from gpufabric.nccl.tests_text import collective_from_name, parse_tests_text
+from gpufabric.nccl.transport import transport
+
+
+def parse_text(text: str, name: str = "<text>", collective: str | None = None) -> Capture:
+    """Parse one capture. The collective comes from `collective`, the output, or the file name."""
+    if text.lstrip().startswith("{"):
+        result = parse_tests_json(text, name)
+        if collective:
+            result = type(result)(**{**result.__dict__, "collective": collective})
+        return Capture(path=name, results=(result,), debug=DebugInfo())
+    coll = collective or collective_from_name(name)
+    results = parse_tests_text(text, coll)
+    debug = parse_debug_lines(text.splitlines())
+    return Capture(path=name, results=tuple(results), debug=debug)
+
+
+def parse_file(path: str | Path, collective: str | None = None) -> Capture:
+    """Read and parse a file; UserError (one line) when it cannot be read or holds nothing NCCL."""
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if b"\0" in data[:4096]:
+        raise UserError(f"{path}: binary file, expected nccl-tests output or an NCCL log")
+    capture = parse_text(data.decode("utf-8", errors="replace"), str(path), collective)
+    if not capture.results and not capture.debug.seen:
+        raise UserError(
+            f"{path}: no nccl-tests table and no NCCL_DEBUG lines found; "
+            "pass nccl-tests output (text or -J JSON) or an NCCL_DEBUG=INFO log"
+        )
+    return capture
+
+
+def capture_to_dict(capture: Capture) -> dict[str, Any]:
+    """JSON-ready form of a capture, with the derived transport and host list added."""
+    out = asdict(capture)
+    out["debug"]["transport"] = transport(capture.debug)
+    for result, data in zip(capture.results, out["results"], strict=True):
+        data["hosts"] = list(result.hosts)
+        data["n_ranks"] = result.n_ranks
+    return out

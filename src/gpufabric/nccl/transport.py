@@ -1,0 +1,68 @@
+"""Which transport carried inter-node traffic, from a parsed NCCL_DEBUG=INFO log.
+
+Names are normalised to: efa, ofi-tcp, ib, roce, socket, fastsocket, tcpx, tcpxo, gib,
+or None when the log does not say. The table is data; first match wins.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpufabric.nccl.model import DebugInfo
+
+# (regex on the 'Using network X' name or the 'via NET/X' path, transport). Sources:
+# NVIDIA/nccl src/transport/net_ib*, net_socket.cc (names 'IB', 'Socket'); aws/aws-ofi-nccl
+# ('AWS Libfabric', 'Libfabric'); GoogleCloudPlatform/cluster-toolkit NCCL env
+# (NCCL_NET=GPUDirectTCPX_v7 / FasTrak / gIB); stas00/ml-engineering (NET/FastSocket).
+NETWORK_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(NET/)?(AWS )?Libfabric", re.I), "ofi"),
+    (re.compile(r"^(NET/)?OFI", re.I), "ofi"),
+    (re.compile(r"^(NET/)?gIB", re.I), "gib"),
+    (re.compile(r"^(NET/)?GPUDirectTCPX", re.I), "tcpx"),
+    (re.compile(r"^(NET/)?(FasTrak|TCPXO)", re.I), "tcpxo"),
+    (re.compile(r"^(NET/)?FastSocket", re.I), "fastsocket"),
+    (re.compile(r"^(NET/)?IB", re.I), "ib"),
+    (re.compile(r"^(NET/)?Socket", re.I), "socket"),
+)
+
+# libfabric providers that are not a fabric: plain TCP or UDP through the kernel.
+OFI_SOCKET_PROVIDERS = frozenset({"tcp", "tcp;ofi_rxm", "sockets", "udp", "udp;ofi_rxd"})
+
+
+def _by_name(name: str) -> str | None:
+    for pattern, transport in NETWORK_NAMES:
+        if pattern.match(name):
+            return transport
+    return None
+
+
+def _ib_link(info: DebugInfo) -> str:
+    """NET/IB covers InfiniBand and RoCE: the device list's link layer decides."""
+    links = {d.link for d in info.net_devices if d.link}
+    return "roce" if links == {"RoCE"} else "ib"
+
+
+def transport(info: DebugInfo) -> str | None:
+    """The inter-node transport NCCL used (or would use), or None when the log is silent."""
+    candidates = [info.network or ""]
+    candidates += [p for p in info.channel_paths if p.startswith("NET/")]
+    candidates.append(f"NET/{info.net_devices_kind}" if info.net_devices_kind else "")
+    for name in candidates:
+        kind = _by_name(name) if name else None
+        if kind == "ofi":
+            provider = (info.ofi_provider or "").lower()
+            if provider in OFI_SOCKET_PROVIDERS:
+                return "ofi-tcp"
+            return "efa" if provider in ("", "efa") else f"ofi-{provider}"
+        if kind == "ib":
+            return _ib_link(info)
+        if kind is not None:
+            return kind
+    if info.ofi_provider:
+        return "efa" if info.ofi_provider == "efa" else f"ofi-{info.ofi_provider}"
+    return None
+
+
+def fabric_nics(info: DebugInfo) -> tuple[str, ...]:
+    """NICs NCCL listed for its net transport (IB/RoCE/socket-style device lists)."""
+    return tuple(d.name for d in info.net_devices)
