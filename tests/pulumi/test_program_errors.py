@@ -1,0 +1,25 @@
+"""Under `pulumi up` the program itself validates config: one line, no traceback.
+
+The plan validates before running the program; here the program runs with bad config so its
+own path (RunError, which Pulumi prints without a stack trace) is exercised.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufabric.errors import UserError
+from gpufabric.plan.mocks import MockFacts, RecordingMocks
+from gpufabric.plan.runner import _run_program
+from gpufabric.plan.stackfile import read_stack
+from tests.pulumi.plans import REPO
+
+
+def test_program_turns_bad_config_into_one_clean_line() -> None:
+    raw = read_stack(REPO, "aws-h100")
+    raw["gpufabric:nodes"] = 0
+    mocks = RecordingMocks(MockFacts(region="us-east-1", zone="us-east-1a"))
+    with pytest.raises(UserError) as err:
+        _run_program(REPO / "infra" / "__main__.py", "aws-h100", raw, mocks)
+    assert str(err.value).startswith("gpufabric:nodes: 0 is not valid")
+    assert not [r for r in mocks.records if r.custom], "nothing may be registered"
