@@ -33,6 +33,10 @@ class GcpFacts(_Strict):
     host_nics: int = Field(gt=0)
     mtu: int = Field(ge=1300, le=8896)
     nccl_plugin: str
+    # vpc-per-nic: every GPU NIC in its own VPC (A3 High / Mega, gVNIC);
+    # rdma-roce: one VPC on the zone's RoCE network profile, one subnet per MRDMA NIC (A3U / A4)
+    gpu_network: Literal["vpc-per-nic", "rdma-roce"] = "vpc-per-nic"
+    host_nic_gbps: int = Field(default=200, gt=0)
 
 
 class AzureFacts(_Strict):

@@ -19,8 +19,6 @@ from gpufabric.config.base import Cidr, ConfigModel
 
 _PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _EMAIL_RE = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
-_FS_NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
-_SHARE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
 
 DEFAULT_IMAGE = (
     "projects/ubuntu-os-accelerator-images/global/images/family/"
@@ -67,7 +65,9 @@ class GcpSettings(ConfigModel):
     @classmethod
     def _email(cls, value: str | None) -> str | None:
         if value is not None and not _EMAIL_RE.match(value):
-            raise ValueError("must be a service account email, e.g. nodes@PROJECT.iam.gserviceaccount.com")
+            raise ValueError(
+                "must be a service account email, e.g. nodes@PROJECT.iam.gserviceaccount.com"
+            )
         return value
 
     @field_validator("mtu")
@@ -85,6 +85,10 @@ class GcpSettings(ConfigModel):
         return value
 
 
+# Storage models: value rules live in validate_gcp.py, so errors name clean keys
+# (gpufabric:storage.capacityGib), without the union's tag.
+
+
 class ManagedLustreConfig(ConfigModel):
     """Google Cloud Managed Lustre, in the nodes' zone."""
 
@@ -95,20 +99,14 @@ class ManagedLustreConfig(ConfigModel):
     filesystem: str = "lustre"
     mount_point: str = "/lustre"
 
-    @field_validator("filesystem")
-    @classmethod
-    def _fs_name(cls, value: str) -> str:
-        if not _FS_NAME_RE.match(value):
-            raise ValueError("must be 1-8 lowercase letters or digits, starting with a letter")
-        return value
-
 
 class ParallelstoreConfig(ConfigModel):
     """Parallelstore (DAOS), in the nodes' zone."""
 
     type: Literal["parallelstore"]
     capacity_gib: StrictInt = 12000
-    deployment_type: Literal["SCRATCH", "PERSISTENT"] = "SCRATCH"
+    deployment_type: str = "SCRATCH"
+    """SCRATCH or PERSISTENT."""
     mount_point: str = "/parallelstore"
 
 
@@ -120,10 +118,3 @@ class FilestoreConfig(ConfigModel):
     capacity_gib: StrictInt = 10240
     share_name: str = "share"
     mount_point: str = "/filestore"
-
-    @field_validator("share_name")
-    @classmethod
-    def _share(cls, value: str) -> str:
-        if not _SHARE_RE.match(value):
-            raise ValueError("must be 1-16 lowercase letters, digits or '_', starting with a letter")
-        return value

@@ -15,6 +15,12 @@ from pydantic import Field, StrictInt, field_validator, model_validator
 from gpufabric.config.aws import AwsSettings, FsxLustreConfig
 from gpufabric.config.azure import AzureManagedLustreConfig, AzureSettings
 from gpufabric.config.base import Cidr, ConfigModel, KmsKey
+from gpufabric.config.gcp import (
+    FilestoreConfig,
+    GcpSettings,
+    ManagedLustreConfig,
+    ParallelstoreConfig,
+)
 
 EncryptionMode = Literal["provider-native", "ipsec", "none"]
 NodeGroupMode = Literal["group", "instances"]
@@ -75,7 +81,13 @@ class NoStorage(ConfigModel):
 
 # One storage type per cloud service; the `type` key picks the model.
 StorageConfig = Annotated[
-    FsxLustreConfig | AzureManagedLustreConfig | NoStorage, Field(discriminator="type")
+    FsxLustreConfig
+    | AzureManagedLustreConfig
+    | ManagedLustreConfig
+    | ParallelstoreConfig
+    | FilestoreConfig
+    | NoStorage,
+    Field(discriminator="type"),
 ]
 
 
@@ -106,6 +118,7 @@ class StackConfig(ConfigModel):
     root_volume: RootVolume = RootVolume()
     aws: AwsSettings = AwsSettings()
     azure: AzureSettings = AzureSettings()
+    gcp: GcpSettings = GcpSettings()
     user_data: str | None = None
     tags: dict[str, str] = {}
 

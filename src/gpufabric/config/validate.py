@@ -12,12 +12,14 @@ from collections.abc import Callable
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.config.model import StackConfig
 from gpufabric.config.validate_aws import check_aws
+from gpufabric.config.validate_gcp import check_gcp
 from gpufabric.errors import ConfigError
 
 REGION_KEY = {"aws": "aws:region", "gcp": "gcp:region", "azure": "azure-native:location"}
 
 CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
     "aws": check_aws,
+    "gcp": check_gcp,
 }
 
 

@@ -1,0 +1,295 @@
+"""GCP rules: project, zone in region, reservations, GPU address plan, placement, storage steps.
+
+Facts and their sources: cloud-facts.md C.1-C.5, and the Managed Lustre / Filestore /
+Parallelstore capacity tables (docs/gcp.md lists them with their pages).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+
+from gpufabric.catalog import InstanceType
+from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
+from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.errors import ConfigError
+
+# Managed Lustre: per-unit throughput (MB/s/TiB) -> (minimum = step, maximum) GiB
+# [P] cloud.google.com/managed-lustre/docs/increase-capacity (the 2025 table; a newer page
+# allows larger maxima with a coarser step above a threshold, not encoded here)
+LUSTRE_CAPACITY = {
+    125: (72000, 7632000),
+    250: (36000, 3816000),
+    500: (18000, 1908000),
+    1000: (9000, 954000),
+}
+# Parallelstore: 12,000-100,000 GiB in steps of 4,000 ([P] Pulumi parallelstore docs, C.5)
+PARALLELSTORE_CAPACITY = (12000, 100000, 4000)
+# Filestore zonal tiers -> capacity bands (min, max, step) GiB. REGIONAL / ENTERPRISE are
+# regional: not co-located with the nodes, so not offered. [P] Filestore service tiers page.
+FILESTORE_TIERS = {
+    "BASIC_HDD": ((1024, 65434, 1),),
+    "BASIC_SSD": ((2560, 65434, 1),),
+    "ZONAL": ((1024, 9984, 256), (10240, 102400, 2560)),
+    "HIGH_SCALE_SSD": ((10240, 102400, 2560),),
+}
+# Private-service-access range: Managed Lustre wants a /23 or larger block per instance;
+# the other services fit in a /24 (cloud-facts.md C.5; docs/gcp.md)
+PSA_MAX_PREFIX = {"managed-lustre": 23, "parallelstore": 24, "filestore": 24}
+GCP_RESERVED_PER_SUBNET = 4  # network, gateway, second-to-last and broadcast addresses
+
+_ZONE_RE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-(?P<suffix>[a-z])$")
+_RESERVATION_RE = re.compile(
+    r"^(projects/(?P<project>[a-z][a-z0-9-]{4,28}[a-z0-9])/reservations/)?"
+    r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?(/reservationBlocks/[a-z0-9-]+)?$"
+)
+_LABEL_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+_LABEL_VALUE_RE = re.compile(r"^[a-z0-9_-]{0,63}$")
+_FS_NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
+_SHARE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
+_OTHER_CLOUDS = ("aws", "azure")
+
+
+def check_gcp(cfg: StackConfig, itype: InstanceType) -> None:
+    assert itype.gcp is not None
+    _check_sections(cfg)
+    if cfg.gcp.project is None:
+        raise ConfigError(
+            "gpufabric:gcp.project", None, "required on GCP: the project id (same as gcp:project)"
+        )
+    _check_zone(cfg)
+    _check_capacity(cfg)
+    _check_placement(cfg, itype)
+    _check_gpu_network(cfg, itype)
+    _check_labels(cfg)
+    if cfg.root_volume.kms_key_id is not None:
+        raise ConfigError(
+            "gpufabric:rootVolume.kmsKeyId",
+            cfg.root_volume.kms_key_id,
+            "an AWS KMS key; GCP boot disks use Google-managed encryption here",
+        )
+    _check_storage(cfg)
+
+
+def _check_sections(cfg: StackConfig) -> None:
+    for section in _OTHER_CLOUDS:
+        if section in cfg.model_fields_set:
+            raise ConfigError(
+                f"gpufabric:{section}", "(set)", f"{section}-only settings; this is a GCP stack"
+            )
+
+
+def _check_zone(cfg: StackConfig) -> None:
+    match = _ZONE_RE.match(cfg.zone)
+    if not match:
+        raise ConfigError("gpufabric:zone", cfg.zone, "expected a GCP zone like us-central1-a")
+    if match["region"] != cfg.region:
+        raise ConfigError(
+            "gpufabric:zone",
+            cfg.zone,
+            f"the zone must be in the stack's region {cfg.region} (gcp:region), "
+            f"e.g. {cfg.region}-a",
+        )
+
+
+def _check_capacity(cfg: StackConfig) -> None:
+    cap = cfg.capacity
+    if cap.type == "capacity-block":
+        raise ConfigError(
+            "gpufabric:capacity.type",
+            cap.type,
+            "capacity blocks are AWS; on GCP use on-demand or reservation "
+            "(a specific reservation by name)",
+        )
+    rid = cap.reservation_id
+    if rid is None:
+        return
+    match = _RESERVATION_RE.match(rid)
+    if not match:
+        raise ConfigError(
+            "gpufabric:capacity.reservationId",
+            rid,
+            "must be a reservation name (e.g. a3mega-res), optionally "
+            "projects/PROJECT/reservations/NAME[/reservationBlocks/BLOCK]",
+        )
+    shared_from = match["project"]
+    if shared_from and shared_from != cfg.gcp.project and cfg.node_group == "instances":
+        raise ConfigError(
+            "gpufabric:capacity.reservationId",
+            rid,
+            "compact placement policies work only with single-project reservations, "
+            "not ones shared from another project; use nodeGroup group",
+        )
+
+
+def _check_placement(cfg: StackConfig, itype: InstanceType) -> None:
+    settings = cfg.gcp
+    if cfg.node_group == "group" and settings.max_distance is not None:
+        raise ConfigError(
+            "gpufabric:gcp.maxDistance",
+            settings.max_distance,
+            "a managed instance group is placed by a workload policy: "
+            "use gpufabric:gcp.maxTopologyDistance, or nodeGroup instances",
+        )
+    if cfg.node_group == "instances" and settings.max_topology_distance is not None:
+        raise ConfigError(
+            "gpufabric:gcp.maxTopologyDistance",
+            settings.max_topology_distance,
+            "only for nodeGroup group (workload policy); instances use gpufabric:gcp.maxDistance",
+        )
+    if settings.max_distance == 1 and itype.name.startswith("a3-") and itype.fabric != "roce":
+        raise ConfigError(
+            "gpufabric:gcp.maxDistance", 1, f"{itype.name} cannot use maxDistance 1; use 2 or 3"
+        )
+
+
+def gpu_subnets(cfg: StackConfig, itype: InstanceType) -> list[str]:
+    """gpuCidr split evenly into one subnet per GPU NIC, in NIC order."""
+    whole = ipaddress.IPv4Network(cfg.gcp.gpu_cidr)
+    extra_bits = math.ceil(math.log2(itype.fabric_nics))
+    return [str(net) for net in whole.subnets(prefixlen_diff=extra_bits)][: itype.fabric_nics]
+
+
+def _check_gpu_network(cfg: StackConfig, itype: InstanceType) -> None:
+    assert itype.gcp is not None
+    gpu = ipaddress.IPv4Network(cfg.gcp.gpu_cidr)
+    ranges = {"gpufabric:network.cidr": cfg.network.cidr}
+    if itype.gcp.host_nics > 1:
+        ranges["gpufabric:gcp.secondaryHostCidr"] = cfg.gcp.secondary_host_cidr
+    for key, cidr in ranges.items():
+        if gpu.overlaps(ipaddress.IPv4Network(cidr)):
+            raise ConfigError("gpufabric:gcp.gpuCidr", cfg.gcp.gpu_cidr, f"overlaps {key} {cidr}")
+    if itype.gcp.host_nics > 1:
+        second = ipaddress.IPv4Network(cfg.gcp.secondary_host_cidr)
+        if second.overlaps(ipaddress.IPv4Network(cfg.network.cidr)):
+            raise ConfigError(
+                "gpufabric:gcp.secondaryHostCidr",
+                cfg.gcp.secondary_host_cidr,
+                f"overlaps gpufabric:network.cidr {cfg.network.cidr}",
+            )
+        _fits_nodes(cfg, "gpufabric:gcp.secondaryHostCidr", second)
+    if gpu.prefixlen + math.ceil(math.log2(itype.fabric_nics)) > 29:
+        raise ConfigError(
+            "gpufabric:gcp.gpuCidr",
+            cfg.gcp.gpu_cidr,
+            f"too small to split into {itype.fabric_nics} GPU subnets",
+        )
+    smallest = ipaddress.IPv4Network(gpu_subnets(cfg, itype)[0])
+    _fits_nodes(cfg, "gpufabric:gcp.gpuCidr", smallest)
+
+
+def _fits_nodes(cfg: StackConfig, key: str, subnet: ipaddress.IPv4Network) -> None:
+    if cfg.nodes > subnet.num_addresses - GCP_RESERVED_PER_SUBNET:
+        raise ConfigError(key, str(subnet), f"a subnet of this size cannot hold {cfg.nodes} nodes")
+
+
+def _check_labels(cfg: StackConfig) -> None:
+    for key, value in cfg.tags.items():
+        if not _LABEL_KEY_RE.match(key):
+            raise ConfigError(
+                "gpufabric:tags",
+                key,
+                "GCP label keys are 1-63 lowercase letters, digits, '_' or '-', "
+                "starting with a letter",
+            )
+        if not _LABEL_VALUE_RE.match(value):
+            raise ConfigError(
+                f"gpufabric:tags.{key}",
+                value,
+                "GCP label values are up to 63 lowercase letters, digits, '_' or '-'",
+            )
+
+
+def _check_storage(cfg: StackConfig) -> None:
+    storage = cfg.storage
+    if isinstance(storage, NoStorage):
+        return
+    if not isinstance(storage, ManagedLustreConfig | ParallelstoreConfig | FilestoreConfig):
+        raise ConfigError(
+            "gpufabric:storage.type",
+            storage.type,
+            "on GCP use managed-lustre, parallelstore, filestore or none",
+        )
+    _check_mount_point(storage.mount_point)
+    psa = ipaddress.IPv4Network(cfg.network.storage_subnet)
+    most = PSA_MAX_PREFIX[storage.type]
+    if psa.prefixlen > most:
+        raise ConfigError(
+            "gpufabric:network.storageSubnet",
+            cfg.network.storage_subnet,
+            f"the private-service-access range for {storage.type} must be a /{most} or larger",
+        )
+    if isinstance(storage, ManagedLustreConfig):
+        _check_lustre(storage)
+    elif isinstance(storage, ParallelstoreConfig):
+        _check_parallelstore(storage)
+    else:
+        _check_filestore(storage)
+
+
+def _check_mount_point(path: str) -> None:
+    if not path.startswith("/") or path == "/" or " " in path:
+        raise ConfigError(
+            "gpufabric:storage.mountPoint", path, "must be an absolute directory other than /"
+        )
+
+
+def _check_lustre(lustre: ManagedLustreConfig) -> None:
+    key = "gpufabric:storage"
+    tput = lustre.per_unit_storage_throughput
+    if tput not in LUSTRE_CAPACITY:
+        raise ConfigError(
+            f"{key}.perUnitStorageThroughput", tput, "allowed: 125, 250, 500 or 1000 MB/s per TiB"
+        )
+    step, most = LUSTRE_CAPACITY[tput]
+    cap = lustre.capacity_gib
+    if cap < step or cap > most or cap % step:
+        raise ConfigError(
+            f"{key}.capacityGib",
+            cap,
+            f"at {tput} MB/s/TiB Managed Lustre takes a multiple of {step} GiB "
+            f"from {step} to {most}",
+        )
+    if not _FS_NAME_RE.match(lustre.filesystem):
+        raise ConfigError(
+            f"{key}.filesystem",
+            lustre.filesystem,
+            "1-8 lowercase letters or digits, starting with a letter",
+        )
+
+
+def _check_parallelstore(store: ParallelstoreConfig) -> None:
+    key = "gpufabric:storage"
+    if store.deployment_type not in ("SCRATCH", "PERSISTENT"):
+        raise ConfigError(f"{key}.deploymentType", store.deployment_type, "SCRATCH or PERSISTENT")
+    low, high, step = PARALLELSTORE_CAPACITY
+    cap = store.capacity_gib
+    if cap < low or cap > high or cap % step:
+        raise ConfigError(
+            f"{key}.capacityGib", cap, f"a multiple of {step} GiB from {low} to {high}"
+        )
+
+
+def _check_filestore(store: FilestoreConfig) -> None:
+    key = "gpufabric:storage"
+    if store.tier not in FILESTORE_TIERS:
+        raise ConfigError(
+            f"{key}.tier",
+            store.tier,
+            f"zonal tiers only (co-located with the nodes): {', '.join(FILESTORE_TIERS)}",
+        )
+    bands = FILESTORE_TIERS[store.tier]
+    cap = store.capacity_gib
+    if not any(low <= cap <= high and cap % step == 0 for low, high, step in bands):
+        allowed = " or ".join(
+            f"{low}-{high} GiB" + (f" in steps of {step}" if step > 1 else "")
+            for low, high, step in bands
+        )
+        raise ConfigError(f"{key}.capacityGib", cap, f"{store.tier} takes {allowed}")
+    if not _SHARE_RE.match(store.share_name):
+        raise ConfigError(
+            f"{key}.shareName",
+            store.share_name,
+            "1-16 lowercase letters, digits or '_', starting with a letter",
+        )
