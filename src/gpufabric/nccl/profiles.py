@@ -1,0 +1,226 @@
+"""NCCL fabric profiles from versioned data (profiles.yaml): select one, render it for a host.
+
+`render(facts, fabric, ...)` returns what the nccl role writes: NCCL_* settings for
+/etc/nccl.conf (NCCL reads it with setenv without overwrite, so a job's own environment still
+wins: cloud-facts.md F.2) and the other variables for the environment file, each with its
+source, plus what a net plugin sets itself and is therefore left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gpufabric.errors import UserError
+
+_COND = re.compile(r"^(<=|>=|<|>|==)\s*(\d+(?:\.\d+)*)$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Setting(_Strict):
+    name: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$")
+    value: str | None = None
+    value_from: str | None = None
+    prepend: list[str] | None = None
+    when: dict[str, str] = Field(default_factory=dict)
+    source: str = Field(min_length=5)
+
+    @model_validator(mode="after")
+    def _one_value(self) -> Setting:
+        given = [x for x in (self.value, self.value_from, self.prepend) if x is not None]
+        if len(given) != 1:
+            raise ValueError(f"{self.name}: give exactly one of value, value_from, prepend")
+        if self.value_from is not None and self.value_from not in COMPUTED:
+            raise ValueError(f"{self.name}: unknown value_from {self.value_from!r}")
+        for software, cond in self.when.items():
+            if not _COND.match(cond):
+                raise ValueError(f"{self.name}: bad version condition {software}: {cond!r}")
+        return self
+
+
+class Plugin(_Strict):
+    name: str
+    library: str
+
+
+class Profile(_Strict):
+    fabric: str
+    cloud: str | None = None
+    lab: bool = False
+    description: str
+    plugin_managed: str | None = None
+    net_plugin: Plugin
+    tuner_plugin: str
+    source_scripts: list[str] = Field(default_factory=list)
+    settings: list[Setting]
+
+
+class Deprecated(_Strict):
+    name: str
+    use: str
+    source: str
+
+
+class PluginVar(_Strict):
+    name: str
+    note: str
+
+
+class ProfileBook(_Strict):
+    version: int
+    nccl_reference: str
+    deprecated: list[Deprecated]
+    plugin_managed: dict[str, list[PluginVar]]
+    profiles: dict[str, Profile]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ProfileBook:
+        banned = {d.name for d in self.deprecated}
+        for key, prof in self.profiles.items():
+            managed = {v.name for v in self.plugin_managed.get(prof.plugin_managed or "", [])}
+            if prof.plugin_managed and prof.plugin_managed not in self.plugin_managed:
+                raise ValueError(f"profile {key}: unknown plugin_managed {prof.plugin_managed!r}")
+            for s in prof.settings:
+                if s.name in banned:
+                    raise ValueError(f"profile {key}: {s.name} is deprecated")
+                if s.name in managed and not s.when:
+                    raise ValueError(f"profile {key}: {s.name} is set by {prof.plugin_managed} "
+                                     "itself; write it only under a version condition")
+        return self
+
+
+@cache
+def book() -> ProfileBook:
+    text = resources.files("gpufabric.nccl").joinpath("profiles.yaml").read_text()
+    return ProfileBook.model_validate(yaml.safe_load(text))
+
+
+def select(fabric: str, cloud: str = "") -> str:
+    """The profile name for a fabric (and cloud, where a cloud has its own recipe)."""
+    candidates = [k for k, p in book().profiles.items() if p.fabric == fabric]
+    if not candidates:
+        raise UserError(f"gpufabric_fabric: {fabric!r} has no NCCL profile; use one of "
+                        f"{', '.join(sorted({p.fabric for p in book().profiles.values()}))}")
+    for key in candidates:
+        if book().profiles[key].cloud == cloud and cloud:
+            return key
+    generic = [k for k in candidates if book().profiles[k].cloud is None]
+    return generic[0] if generic else candidates[0]
+
+
+def version_matches(version: str, condition: str) -> bool:
+    """'1.5.0' vs '<=1.5.0'. An unknown version ('') means current: old-version rules don't apply."""
+    m = _COND.match(condition)
+    if m is None:
+        raise UserError(f"NCCL profile: bad version condition {condition!r}")
+    if not version:
+        return False
+    have, want = _vtuple(version), _vtuple(m.group(2))
+    return {"<=": have <= want, ">=": have >= want, "<": have < want, ">": have > want,
+            "==": have == want}[m.group(1)]
+
+
+def _vtuple(version: str) -> tuple[int, ...]:
+    parts = re.findall(r"\d+", version.split("-")[0])
+    if not parts:
+        raise UserError(f"NCCL profile: version {version!r} has no numbers")
+    padded = [*map(int, parts), 0, 0, 0]
+    return tuple(padded[:3])
+
+
+# --- values computed from the host's gpufabric_facts ----------------------------------------
+
+def _hcas(facts: dict[str, Any], layer: str) -> str:
+    ports = [f"{d['name']}:{p['number']}" for d in facts.get("rdma_devices") or []
+             for p in d.get("ports") or [] if p.get("link_layer") == layer
+             and str(p.get("state", "")).lower() in ("active", "port_active")]
+    return "=" + ",".join(ports) if ports else ""
+
+
+def _lab_ifname(facts: dict[str, Any], _opts: dict[str, Any]) -> str:
+    up = [n for n in facts.get("netdevs") or [] if n.get("operstate") == "UP"
+          and n.get("kind") in ("", "veth") and not n.get("master")]
+    return "=" + up[0]["name"] if up else ""
+
+
+def _azure_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
+    instance_type = str(opts.get("instance_type") or "")
+    if not instance_type:
+        return ""
+    from gpufabric.catalog import lookup  # the catalog is the one place instance facts live
+
+    azure = lookup(instance_type).azure
+    return (azure.nccl_topology_file or "") if azure else ""
+
+
+COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
+    "ib_hcas": lambda facts, _o: _hcas(facts, "InfiniBand"),
+    "roce_hcas": lambda facts, _o: _hcas(facts, "Ethernet"),
+    "gid_index": lambda _f, opts: str(opts.get("gid_index") if opts.get("gid_index") is not None
+                                      else ""),
+    "lab_ifname": _lab_ifname,
+    "azure_topology_file": _azure_topology_file,
+}
+
+
+def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type: str = "",
+           profile: str = "auto", versions: dict[str, str] | None = None,
+           gid_index: int | None = None, extra: dict[str, str] | None = None) -> dict[str, Any]:
+    """Everything the nccl role writes for one host (JSON-safe dict)."""
+    name = select(fabric, cloud) if profile in ("", "auto") else profile
+    if name not in book().profiles:
+        raise UserError(f"nccl_profile: {name!r} is not a profile; use auto or one of "
+                        f"{', '.join(book().profiles)}")
+    prof = book().profiles[name]
+    versions = versions or {}
+    opts = {"instance_type": instance_type, "gid_index": gid_index}
+    conf: list[dict[str, str]] = []
+    env: list[dict[str, str]] = []
+    omitted: list[str] = []
+    for s in prof.settings:
+        failed = [f"{sw} {cond}" for sw, cond in s.when.items()
+                  if not version_matches(versions.get(sw, ""), cond)]
+        if failed:
+            omitted.append(f"{s.name} (only for {', '.join(failed)})")
+            continue
+        if s.prepend is not None:
+            value = ":".join(s.prepend) + ":${" + s.name + ":-}"
+        elif s.value_from is not None:
+            value = COMPUTED[s.value_from](facts, opts)
+            if not value:
+                omitted.append(f"{s.name} (nothing found on this host for {s.value_from})")
+                continue
+        else:
+            value = s.value or ""
+        entry = {"name": s.name, "value": value, "source": s.source}
+        (conf if s.name.startswith("NCCL_") else env).append(entry)
+    banned = {d.name for d in book().deprecated}
+    for key, value in sorted((extra or {}).items()):
+        if key in banned:
+            raise UserError(f"nccl_extra_settings: {key} is deprecated; see profiles.yaml")
+        entry = {"name": key, "value": str(value), "source": "nccl_extra_settings (inventory)"}
+        (conf if key.startswith("NCCL_") else env).append(entry)
+    managed = book().plugin_managed.get(prof.plugin_managed or "", [])
+    return {
+        "profile": name,
+        "version": book().version,
+        "description": prof.description,
+        "lab": prof.lab,
+        "net_plugin": prof.net_plugin.model_dump(),
+        "tuner_plugin": prof.tuner_plugin,
+        "source_scripts": list(prof.source_scripts),
+        "conf": conf,
+        "env": env,
+        "left_to_plugin": [{"name": v.name, "note": v.note} for v in managed
+                           if v.name not in {e["name"] for e in conf + env}],
+        "omitted": omitted,
+    }

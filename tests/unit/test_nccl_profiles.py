@@ -1,0 +1,129 @@
+"""NCCL fabric profiles (src/gpufabric/nccl/profiles.yaml): data rules and rendering."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gpufabric.errors import UserError
+from gpufabric.nccl import profiles
+
+LAB_FACTS = {"netdevs": [{"name": "eth0", "operstate": "UP", "kind": "veth", "master": ""},
+                         {"name": "br0", "operstate": "UP", "kind": "bridge", "master": ""}]}
+IB_FACTS = {"rdma_devices": [
+    {"name": "mlx5_0", "ports": [{"number": 1, "state": "Active", "link_layer": "InfiniBand"}]},
+    {"name": "mlx5_1", "ports": [{"number": 1, "state": "Down", "link_layer": "InfiniBand"}]},
+    {"name": "mlx5_2", "ports": [{"number": 1, "state": "Active", "link_layer": "Ethernet"}]},
+]}
+
+
+def names(rendered: dict) -> set[str]:
+    return {e["name"] for e in rendered["conf"] + rendered["env"]}
+
+
+def test_every_setting_has_a_source_and_no_profile_writes_a_deprecated_variable():
+    book = profiles.book()
+    banned = {d.name for d in book.deprecated}
+    assert {"NCCL_IB_GDR_LEVEL", "NCCL_RINGS"} <= banned
+    for prof in book.profiles.values():
+        for s in prof.settings:
+            assert s.source and s.name not in banned
+
+
+def test_efa_leaves_plugin_managed_settings_to_aws_ofi_nccl():
+    out = profiles.render({}, "efa", versions={"aws_ofi_nccl": "1.22.0"})
+    managed = {v.name for v in profiles.book().plugin_managed["aws-ofi-nccl"]}
+    assert names(out).isdisjoint(managed)
+    assert {"NCCL_BUFFSIZE", "FI_EFA_FORK_SAFE", "NCCL_TUNER_PLUGIN"} <= {
+        v["name"] for v in out["left_to_plugin"]}
+    conf = {e["name"]: e["value"] for e in out["conf"]}
+    assert conf["NCCL_NET_PLUGIN"] == "ofi"
+    env = {e["name"]: e["value"] for e in out["env"]}
+    assert env["LD_LIBRARY_PATH"].startswith("/opt/amazon/ofi-nccl/lib:")
+    assert env["LD_LIBRARY_PATH"].endswith("${LD_LIBRARY_PATH:-}")
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("1.5.0", {"FI_PROVIDER", "NCCL_PROTO", "FI_EFA_USE_DEVICE_RDMA"}),
+    ("1.6.2-aws", {"FI_EFA_USE_DEVICE_RDMA"}),
+    ("1.7.0", set()),
+    ("", set()),  # unknown = current plugin: no legacy settings
+])
+def test_efa_legacy_settings_only_for_old_plugins(version: str, expected: set[str]):
+    out = profiles.render({}, "efa", versions={"aws_ofi_nccl": version})
+    legacy = {"FI_PROVIDER", "NCCL_PROTO", "FI_EFA_USE_DEVICE_RDMA"}
+    assert names(out) & legacy == expected
+    assert {o.split(" ")[0] for o in out["omitted"]} == legacy - expected
+
+
+def test_selection_by_fabric_and_cloud():
+    assert profiles.select("efa") == "efa"
+    assert profiles.select("tcpxo", "gcp") == "gcp-tcpxo"
+    assert profiles.select("roce", "gcp") == "gcp-gib"
+    assert profiles.select("roce", "aws") == "roce"
+    assert profiles.select("infiniband", "azure") == "azure-nd"
+    assert profiles.select("infiniband") == "infiniband"
+    assert profiles.select("lab") == "lab"
+    with pytest.raises(UserError, match="gpufabric_fabric: 'ethernet'"):
+        profiles.select("ethernet")
+
+
+def test_azure_topology_file_from_the_catalog():
+    out = profiles.render({}, "infiniband", cloud="azure", instance_type="Standard_ND96isr_H100_v5")
+    conf = {e["name"]: e["value"] for e in out["conf"]}
+    assert conf["NCCL_TOPO_FILE"] == "/opt/microsoft/ndv5/topo.xml"
+    assert conf["NCCL_IB_PCI_RELAXED_ORDERING"] == "1"
+    assert {"name": "CUDA_DEVICE_ORDER", "value": "PCI_BUS_ID"}.items() <= out["env"][0].items()
+
+
+def test_gcp_profiles_source_the_vendor_scripts():
+    tcpxo = profiles.render({}, "tcpxo", cloud="gcp")
+    assert tcpxo["source_scripts"] == ["/var/lib/tcpxo/lib64/nccl-env-profile.sh"]
+    assert {"NCCL_FASTRAK_CTRL_DEV", "NCCL_FASTRAK_IFNAME"} <= names(tcpxo)
+    gib = profiles.render({}, "roce", cloud="gcp")
+    assert {e["name"]: e["value"] for e in gib["conf"]}["NCCL_NET"] == "gIB"
+
+
+def test_ib_and_roce_hca_lists_come_from_active_ports():
+    ib = profiles.render(IB_FACTS, "infiniband")
+    assert {e["name"]: e["value"] for e in ib["conf"]}["NCCL_IB_HCA"] == "=mlx5_0:1"
+    roce = profiles.render(IB_FACTS, "roce", gid_index=3)
+    conf = {e["name"]: e["value"] for e in roce["conf"]}
+    assert conf["NCCL_IB_HCA"] == "=mlx5_2:1"
+    assert conf["NCCL_IB_TC"] == "106"
+    assert conf["NCCL_IB_GID_INDEX"] == "3"
+    auto = profiles.render(IB_FACTS, "roce")
+    assert "NCCL_IB_GID_INDEX" not in names(auto)
+
+
+def test_lab_profile_uses_the_lab_interface_and_says_it_is_a_lab():
+    out = profiles.render(LAB_FACTS, "lab")
+    assert out["lab"] is True and "LAB" in out["description"]
+    conf = {e["name"]: e["value"] for e in out["conf"]}
+    assert conf == {"NCCL_SOCKET_IFNAME": "=eth0", "NCCL_IB_DISABLE": "1"}
+
+
+def test_extra_settings_and_their_checks():
+    out = profiles.render(LAB_FACTS, "lab", extra={"NCCL_DEBUG": "WARN"})
+    assert {"name": "NCCL_DEBUG", "value": "WARN"}.items() <= out["conf"][-1].items()
+    with pytest.raises(UserError, match="NCCL_RINGS is deprecated"):
+        profiles.render(LAB_FACTS, "lab", extra={"NCCL_RINGS": "0 1"})
+    with pytest.raises(UserError, match="nccl_profile: 'nope'"):
+        profiles.render(LAB_FACTS, "lab", profile="nope")
+
+
+def test_book_rejects_an_unconditional_plugin_managed_setting():
+    data = yaml.safe_load(
+        profiles.resources.files("gpufabric.nccl").joinpath("profiles.yaml").read_text())
+    data["profiles"]["efa"]["settings"].append(
+        {"name": "NCCL_BUFFSIZE", "value": "8388608", "source": "an old sample script"})
+    with pytest.raises(ValueError, match="NCCL_BUFFSIZE is set by aws-ofi-nccl itself"):
+        profiles.ProfileBook.model_validate(data)
+
+
+def test_version_conditions():
+    assert profiles.version_matches("1.5.0", "<=1.5.0")
+    assert not profiles.version_matches("1.5.1", "<=1.5.0")
+    assert profiles.version_matches("2.18.5", ">=2.18")
+    with pytest.raises(UserError):
+        profiles.version_matches("1.0", "~1.0")
