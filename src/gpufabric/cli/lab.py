@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from gpufabric.errors import UserError
 from gpufabric.lab import lab, network
+from gpufabric.lab import summary as lab_summary
 from gpufabric.lab.layout import DEFAULT_NAME
 
 app = typer.Typer(
@@ -83,3 +85,23 @@ def inventory(name: NameOpt = DEFAULT_NAME) -> None:
     if not paths.inventory.is_file():
         raise UserError(f"lab {name!r} has no inventory yet (still starting?)")
     typer.echo(str(paths.inventory))
+
+
+@app.command("summary")
+def summary(
+    recap: Annotated[
+        Path | None,
+        typer.Option("--recap", help="Output of the ansible-playbook run (for its PLAY RECAP)"),
+    ] = None,
+    name: NameOpt = DEFAULT_NAME,
+) -> None:
+    """Per host: the playbook recap and the files Ansible manages under /etc."""
+    lab.check_root()
+    st, _paths = lab.load_up(name)
+    counts: dict[str, dict[str, int]] = {}
+    if recap is not None:
+        if not recap.is_file():
+            raise UserError(f"--recap: {recap} does not exist")
+        counts = lab_summary.parse_recap(recap.read_text())
+    files = {h.name: lab_summary.managed_files(st, h.name) for h in st.layout.hosts}
+    typer.echo(lab_summary.render(st, counts, files), nl=False)
