@@ -24,6 +24,10 @@ def plan(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON")] = False,
+    policy: Annotated[
+        bool,
+        typer.Option("--policy", help="Also run gpufabric's policies; exit 1 on any violation"),
+    ] = False,
 ) -> None:
     """Run the real Pulumi program under recording mocks: no cloud, no credentials."""
     result = run_plan(project_root(), stack, config or [])
@@ -31,3 +35,10 @@ def plan(
         typer.echo(result.to_json())
     else:
         render_plan(result)
+    if policy:
+        from gpufabric.policies.offline import check_plan, report
+
+        violations = check_plan(result)
+        typer.echo(report(violations), err=as_json)  # --json keeps stdout pure JSON
+        if violations:
+            raise typer.Exit(1)

@@ -1,0 +1,139 @@
+"""What every policy reads: resources (type, name, id, wire-key props) and the whole stack.
+
+The same policy functions run in two places: offline over `gpufabric plan`'s recorded
+resources, and inside the Pulumi policy pack over what the engine sends. Both are turned
+into these plain records first, so a policy never knows where it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource as the engine sees it: props under the wire (camelCase) keys."""
+
+    type: str
+    name: str
+    id: str
+    props: Mapping[str, Any]
+    urn: str = ""
+    deps: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Top-level property -> URNs it depends on (the engine's propertyDependencies)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.type} {self.name}"
+
+    def handles(self) -> set[str]:
+        """Every string another resource may use to refer to this one."""
+        found = {self.id, self.urn}
+        for key in ("id", "name", "arn", "selfLink"):
+            value = self.props.get(key)
+            if isinstance(value, str):
+                found.add(value)
+        found.discard("")
+        return found
+
+
+@dataclass(frozen=True)
+class Violation:
+    policy: str
+    resource: str
+    reason: str
+    urn: str = ""
+
+    def line(self) -> str:
+        return f"{self.policy}: {self.resource}: {self.reason}"
+
+
+@dataclass
+class Stack:
+    """All resources of one stack plus its outputs (the `pulumi:pulumi:Stack` exports)."""
+
+    resources: list[Resource]
+    outputs: Mapping[str, Any]
+
+    def of_type(self, *types: str) -> list[Resource]:
+        return [r for r in self.resources if r.type in types]
+
+    def resolve(
+        self, ref: Any, types: Iterable[str], owner: Resource | None = None, key: str = ""
+    ) -> Resource | None:
+        """The resource of one of `types` that `ref` names (by id, name, ARN or self link),
+        or, failing that, the one `owner.key` depends on."""
+        wanted = set(types)
+        if isinstance(ref, str) and ref:
+            for resource in self.resources:
+                if resource.type in wanted and ref in resource.handles():
+                    return resource
+                if resource.type in wanted and ref.endswith("/" + resource.name):
+                    return resource
+        if owner is not None and key:
+            urns = set(owner.deps.get(key, ()))
+            for resource in self.resources:
+                if resource.type in wanted and resource.urn in urns:
+                    return resource
+        return None
+
+
+ResourceCheck = Callable[[Resource], Iterable[str]]
+"""A resource policy: yields one reason per violation of that one resource."""
+StackCheck = Callable[[Stack], Iterable[tuple[Resource, str]]]
+"""A stack policy: yields (resource, reason) per violation, seeing every resource at once."""
+
+
+@dataclass(frozen=True)
+class ResourcePolicy:
+    name: str
+    description: str
+    check: ResourceCheck
+
+
+@dataclass(frozen=True)
+class StackPolicy:
+    name: str
+    description: str
+    check: StackCheck
+    needs_outputs: bool = False
+    """Reads the stack's outputs (exports), not only its resources."""
+
+
+# -- small readers for wire-shaped values (dicts, lists, or the policy SDK's proxies) --
+
+
+def as_map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """A list property; a single value (some SDKs take one string) becomes a list of one."""
+    if value is None:
+        return []
+    if isinstance(value, str | Mapping):
+        return [value]
+    if isinstance(value, Iterable):
+        return list(value)
+    return [value]
+
+
+def dig(value: Any, *path: str) -> Any:
+    for key in path:
+        value = as_map(value).get(key)
+    return value
+
+
+def is_true(value: Any) -> bool:
+    """Pulumi-aws takes some booleans as strings ("true"); accept both."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def maps(values: Any) -> Iterator[Mapping[str, Any]]:
+    for item in as_list(values):
+        if isinstance(item, Mapping):
+            yield item

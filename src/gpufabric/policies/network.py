@@ -1,0 +1,201 @@
+"""Network promises: nothing open to the internet; the EFA security group talks only to itself."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gpufabric.policies.model import (
+    Resource,
+    ResourcePolicy,
+    Stack,
+    StackPolicy,
+    as_list,
+    is_true,
+    maps,
+)
+from gpufabric.policies.nodes import AWS_INSTANCE, AWS_TEMPLATE, gpu_nodes
+
+AWS_SG = "aws:ec2/securityGroup:SecurityGroup"
+AWS_SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
+AWS_INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+AWS_EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+GCP_FIREWALL = "gcp:compute/firewall:Firewall"
+AZURE_NSG = "azure-native:network:NetworkSecurityGroup"
+AZURE_RULE = "azure-native:network:SecurityRule"
+
+_WORLD_WORDS = {"*", "any", "internet"}
+
+
+def is_world(source: Any) -> bool:
+    """0.0.0.0/0 and ::/0, Azure's '*' / 'Internet', and any range wider than an IPv4 /8 or
+    an IPv6 /16 (0.0.0.0/1 + 128.0.0.0/1 is the internet too)."""
+    if not isinstance(source, str):
+        return False
+    if source.strip().lower() in _WORLD_WORDS:
+        return True
+    try:
+        net = ipaddress.ip_network(source.strip(), strict=False)
+    except ValueError:
+        return False
+    return net.prefixlen < (8 if net.version == 4 else 16)
+
+
+def _world_ingress(res: Resource) -> list[str]:
+    props = res.props
+    sources: list[Any] = []
+    if res.type == AWS_INGRESS:
+        sources = [props.get("cidrIpv4"), props.get("cidrIpv6")]
+    elif res.type == AWS_SG_RULE and props.get("type") == "ingress":
+        sources = [*as_list(props.get("cidrBlocks")), *as_list(props.get("ipv6CidrBlocks"))]
+    elif res.type == AWS_SG:
+        for rule in maps(props.get("ingress")):
+            sources += [*as_list(rule.get("cidrBlocks")), *as_list(rule.get("ipv6CidrBlocks"))]
+    elif res.type == GCP_FIREWALL:
+        inbound = str(props.get("direction") or "INGRESS").upper() == "INGRESS"
+        if inbound and as_list(props.get("allows")) and not is_true(props.get("disabled")):
+            sources = as_list(props.get("sourceRanges"))
+    elif res.type == AZURE_NSG:
+        for rule in maps(props.get("securityRules")):
+            sources += _azure_inbound_sources(rule)
+    elif res.type == AZURE_RULE:
+        sources = _azure_inbound_sources(props)
+    return [f"allows ingress from {s}, i.e. the internet" for s in sources if is_world(s)]
+
+
+def _azure_inbound_sources(rule: Mapping[str, Any]) -> list[Any]:
+    if str(rule.get("direction", "")).lower() != "inbound":
+        return []
+    if str(rule.get("access", "")).lower() != "allow":
+        return []
+    return [rule.get("sourceAddressPrefix"), *as_list(rule.get("sourceAddressPrefixes"))]
+
+
+NO_WORLD_INGRESS = ResourcePolicy(
+    name="no-ingress-from-internet",
+    description=(
+        "No security group rule, firewall rule or NSG rule allows ingress from 0.0.0.0/0, ::/0, "
+        "'*' / 'Internet', or any range wider than an IPv4 /8"
+    ),
+    check=_world_ingress,
+)
+
+
+# -- EFA security group: all traffic from and to itself, nothing else ----------------------
+
+
+def efa_security_groups(stack: Stack) -> list[Resource]:
+    """The groups on every EFA interface of a GPU node (the primary interface may carry a
+    management group besides; the EFA group is the one common to all EFA interfaces)."""
+    found: dict[str, Resource] = {}
+    for node in gpu_nodes(stack):
+        definition = node.definition
+        if definition.type not in (AWS_TEMPLATE, AWS_INSTANCE):
+            continue
+        common: dict[str, Resource] | None = None
+        for nic in maps(definition.props.get("networkInterfaces")):
+            if nic.get("interfaceType") not in ("efa", "efa-only"):
+                continue
+            groups = {}
+            for ref in as_list(nic.get("securityGroups")):
+                sg = stack.resolve(ref, [AWS_SG], definition, "networkInterfaces")
+                if sg is not None:
+                    groups[sg.label] = sg
+            common = groups if common is None else {k: common[k] for k in common if k in groups}
+        found.update(common or {})
+    return list(found.values())
+
+
+def _efa_self_only(stack: Stack) -> Iterator[tuple[Resource, str]]:
+    for sg in efa_security_groups(stack):
+        self_in = self_out = False
+        for rule, direction, peers, other in _rules_of(stack, sg):
+            if other:
+                yield (
+                    rule,
+                    f"EFA group {sg.name}: {direction} rule names {other}; EFA needs self only",
+                )
+                continue
+            if not peers:
+                continue
+            if all(p is sg for p in peers):
+                if _all_traffic(rule, direction):
+                    self_in |= direction == "ingress"
+                    self_out |= direction == "egress"
+            else:
+                names = ", ".join(p.name if p else "an unknown group" for p in peers if p is not sg)
+                yield rule, f"EFA group {sg.name}: {direction} rule references {names}, not itself"
+        if not self_in:
+            yield (
+                sg,
+                "EFA group has no all-traffic ingress rule from itself: EFA traffic is dropped",
+            )
+        if not self_out:
+            yield sg, "EFA group has no all-traffic egress rule to itself: EFA traffic is dropped"
+
+
+def _rules_of(
+    stack: Stack, sg: Resource
+) -> Iterator[tuple[Resource, str, list[Resource | None], str]]:
+    """(rule resource, direction, referenced groups, non-group source or '') for each rule of `sg`."""
+    for rule in stack.of_type(AWS_INGRESS, AWS_EGRESS):
+        if (
+            stack.resolve(rule.props.get("securityGroupId"), [AWS_SG], rule, "securityGroupId")
+            is not sg
+        ):
+            continue
+        direction = "ingress" if rule.type == AWS_INGRESS else "egress"
+        other = next(
+            (
+                f"{k} {rule.props[k]}"
+                for k in ("cidrIpv4", "cidrIpv6", "prefixListId")
+                if rule.props.get(k)
+            ),
+            "",
+        )
+        ref = rule.props.get("referencedSecurityGroupId")
+        peers = [stack.resolve(ref, [AWS_SG], rule, "referencedSecurityGroupId")] if ref else []
+        yield rule, direction, peers, other
+    for rule in stack.of_type(AWS_SG_RULE):
+        if (
+            stack.resolve(rule.props.get("securityGroupId"), [AWS_SG], rule, "securityGroupId")
+            is not sg
+        ):
+            continue
+        yield rule, str(rule.props.get("type")), *_inline_peers(stack, sg, rule, rule.props)
+    for direction in ("ingress", "egress"):
+        for inline in maps(sg.props.get(direction)):
+            yield sg, direction, *_inline_peers(stack, sg, sg, inline)
+
+
+def _inline_peers(
+    stack: Stack, sg: Resource, owner: Resource, rule: Mapping[str, Any]
+) -> tuple[list[Resource | None], str]:
+    for key in ("cidrBlocks", "ipv6CidrBlocks", "prefixListIds"):
+        if as_list(rule.get(key)):
+            return [], f"{key} {', '.join(map(str, as_list(rule.get(key))))}"
+    peers: list[Resource | None] = [sg] if is_true(rule.get("self")) else []
+    for ref in [*as_list(rule.get("securityGroups")), rule.get("sourceSecurityGroupId")]:
+        if ref:
+            peers.append(stack.resolve(ref, [AWS_SG], owner, "securityGroups"))
+    return peers, ""
+
+
+def _all_traffic(rule: Resource, direction: str) -> bool:
+    props = rule.props
+    if rule.type in (AWS_INGRESS, AWS_EGRESS):
+        return str(props.get("ipProtocol")) in ("-1", "all")
+    if rule.type == AWS_SG_RULE:
+        return str(props.get("protocol")) in ("-1", "all")
+    return any(str(r.get("protocol")) in ("-1", "all") for r in maps(props.get(direction)))
+
+
+EFA_SELF_ONLY = StackPolicy(
+    name="efa-security-group-self-only",
+    description=(
+        "The security group on GPU nodes' EFA interfaces allows all traffic from itself and to "
+        "itself (both are required for EFA) and references no other group, CIDR or prefix list"
+    ),
+    check=_efa_self_only,
+)

@@ -1,0 +1,97 @@
+"""GPU nodes sit close together: an AWS cluster placement group, a GCP compact (COLLOCATED)
+placement policy, or an Azure proximity placement group (scale sets: one placement group)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig
+from gpufabric.policies.nodes import (
+    AWS_GROUP,
+    AWS_INSTANCE,
+    AWS_TEMPLATE,
+    AZURE_SCALE_SET,
+    AZURE_VM,
+    GCP_TEMPLATES,
+    Node,
+    gpu_nodes,
+)
+
+AWS_PLACEMENT = "aws:ec2/placementGroup:PlacementGroup"
+GCP_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+AZURE_PPG = "azure-native:compute:ProximityPlacementGroup"
+
+
+def _placement(stack: Stack) -> Iterator[tuple[Resource, str]]:
+    for node in gpu_nodes(stack):
+        cloud = node.resource.type.split(":", 1)[0]
+        if cloud == "aws":
+            reason = _aws(stack, node)
+        elif cloud == "gcp":
+            reason = _gcp(stack, node)
+        else:
+            reason = _azure(stack, node)
+        if reason:
+            yield node.resource, reason
+
+
+def _aws(stack: Stack, node: Node) -> str:
+    refs = [(node.resource.props.get("placementGroup"), node.resource)]
+    if node.definition.type in (AWS_TEMPLATE, AWS_INSTANCE):
+        refs.append((dig(node.definition.props, "placement", "groupName"), node.definition))
+    for ref, owner in refs:
+        if not ref:
+            continue
+        key = "placementGroup" if owner.type in (AWS_GROUP, AWS_INSTANCE) else "placement"
+        group = stack.resolve(ref, [AWS_PLACEMENT], owner, key)
+        if group is None:
+            return ""  # an existing group outside this stack: its strategy cannot be read here
+        strategy = group.props.get("strategy")
+        if strategy != "cluster":
+            return f"placement group {group.name} has strategy {strategy!r}, not 'cluster'"
+        return ""
+    return "GPU nodes are in no placement group; EFA needs a cluster placement group"
+
+
+def _gcp(stack: Stack, node: Node) -> str:
+    definition = node.definition
+    refs = as_list(definition.props.get("resourcePolicies"))
+    if not refs and definition is not node.resource:
+        refs = as_list(node.resource.props.get("resourcePolicies"))
+    if not refs:
+        kind = "template" if definition.type in GCP_TEMPLATES else "instance"
+        return f"GPU {kind} {definition.name} has no compact placement resource policy"
+    for ref in refs:
+        policy = stack.resolve(ref, [GCP_POLICY], definition, "resourcePolicies")
+        if policy is None:
+            return ""  # an existing policy outside this stack
+        if dig(policy.props, "groupPlacementPolicy", "collocation") == "COLLOCATED":
+            return ""
+    return "no resource policy of the GPU nodes has groupPlacementPolicy.collocation COLLOCATED"
+
+
+def _azure(stack: Stack, node: Node) -> str:
+    res = node.resource
+    if res.type not in (AZURE_SCALE_SET, AZURE_VM):
+        return ""
+    ref = dig(res.props, "proximityPlacementGroup", "id")
+    if not ref:
+        return "GPU nodes are in no proximity placement group"
+    if res.type == AZURE_SCALE_SET and res.props.get("singlePlacementGroup") is not True:
+        return "singlePlacementGroup is not true: InfiniBand spans one placement group only"
+    group = stack.resolve(ref, [AZURE_PPG], res, "proximityPlacementGroup")
+    kind = group.props.get("proximityPlacementGroupType", "Standard") if group else "Standard"
+    if kind != "Standard":
+        return f"proximity placement group {group.name if group else ref} is {kind!r}, not Standard"
+    return ""
+
+
+PLACEMENT = StackPolicy(
+    name="gpu-nodes-in-placement-group",
+    description=(
+        "Every GPU node group is in an AWS cluster placement group, a GCP COLLOCATED compact "
+        "placement policy, or an Azure proximity placement group (scale sets with "
+        "singlePlacementGroup true)"
+    ),
+    check=_placement,
+)
