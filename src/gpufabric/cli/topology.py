@@ -1,0 +1,271 @@
+"""`gpufabric topology`: discover the network, order the ranks, emit scheduler topology."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gpufabric.errors import UserError
+from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.files import read_text
+from gpufabric.topology.load import SOURCES, load
+from gpufabric.topology.model import Host, Topology
+from gpufabric.topology.order import address_order, topology_order
+from gpufabric.topology.parallel import Parallelism
+from gpufabric.topology.score import Score, score_order
+
+app = typer.Typer(
+    help="Discover the network topology, order ranks by it, and emit Slurm / hostfile / "
+    "Kubernetes topology.",
+    no_args_is_help=True,
+)
+
+RENDER_FORMATS = (
+    "slurm-tree",
+    "slurm-block",
+    "slurm-yaml",
+    "hostfile",
+    "k8s-labels",
+    "kueue-topology",
+    "json",
+)
+ORDER_FORMATS = ("hostfile", "json")
+
+SourceOpt = Annotated[str, typer.Option("--source", help=f"One of: {', '.join(SOURCES)}")]
+InputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--input",
+        "-i",
+        help="Recorded input: a DescribeInstanceTopology response (aws), instances list or "
+        "physical_host map (gcp), ibnetdiscover output (ib), JSON/YAML topology (file)",
+    ),
+]
+NamesOpt = Annotated[
+    Path | None,
+    typer.Option("--names", help="Map of instance id (or host) -> node name; others left out"),
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")
+]
+TpOpt = Annotated[int, typer.Option("--tp", help="Tensor-parallel size (inside a node)")]
+CpOpt = Annotated[int, typer.Option("--cp", help="Context-parallel size")]
+EpOpt = Annotated[int, typer.Option("--ep", help="Expert-parallel size")]
+PpOpt = Annotated[int, typer.Option("--pp", help="Pipeline-parallel size")]
+DpOpt = Annotated[
+    int | None, typer.Option("--dp", help="Data-parallel size (default: fills the nodes)")
+]
+GpnOpt = Annotated[int, typer.Option("--gpus-per-node", help="GPUs (ranks) per node")]
+LayoutOpt = Annotated[
+    bool,
+    typer.Option(
+        "--layout/--ring",
+        help="Order for the Megatron layout given by --tp/--cp/--ep/--dp/--pp "
+        "(default: one ring over all nodes)",
+    ),
+]
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{output}: cannot write ({exc.strerror})") from None
+
+
+def _parallelism(
+    layout: bool, tp: int, cp: int, ep: int, dp: int | None, pp: int, gpn: int
+) -> Parallelism | None:
+    if not layout:
+        if (tp, cp, ep, dp, pp) != (1, 1, 1, None, 1):
+            raise UserError("--tp/--cp/--ep/--dp/--pp need --layout")
+        return None
+    return Parallelism(tp=tp, cp=cp, ep=ep, dp=dp, pp=pp, gpus_per_node=gpn)
+
+
+def _block_sizes(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise UserError(f"--block-sizes {text!r}: expected comma-separated integers") from None
+
+
+def _report_skipped(topology: Topology) -> None:
+    if topology.skipped:
+        first = topology.skipped[0]
+        Console(stderr=True).print(
+            f"note: left out {len(topology.skipped)} entries without usable topology "
+            f"(first: {first[0]}: {first[1]})",
+            highlight=False,
+        )
+
+
+@app.command()
+def discover(
+    source: SourceOpt,
+    input_path: InputOpt = None,
+    names: NamesOpt = None,
+    region: Annotated[str | None, typer.Option(help="AWS region (live aws discovery)")] = None,
+    instance_id: Annotated[
+        list[str] | None, typer.Option("--instance-id", help="Limit aws discovery to these ids")
+    ] = None,
+    name_by: Annotated[
+        str, typer.Option(help="aws node names: instance-id or private-dns (live only)")
+    ] = "instance-id",
+    output: OutputOpt = None,
+) -> None:
+    """Read the topology (live, or from --input) and write it as gpufabric JSON."""
+    topology = load(source, input_path, names, region, instance_id, name_by)
+    _report_skipped(topology)
+    _write(other.topology_json(topology), output)
+
+
+@app.command()
+def render(
+    source: SourceOpt,
+    input_path: InputOpt = None,
+    names: NamesOpt = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help=f"One of: {', '.join(RENDER_FORMATS)}")
+    ] = "slurm-tree",
+    block_sizes: Annotated[
+        str | None, typer.Option(help="Slurm BlockSizes, e.g. 18,36 (default: inferred)")
+    ] = None,
+    hostfile_style: Annotated[
+        str, typer.Option(help=f"One of: {', '.join(other.HOSTFILE_STYLES)}")
+    ] = "plain",
+    slots: Annotated[int, typer.Option(help="Slots (ranks) per node in hostfiles")] = 8,
+    output: OutputOpt = None,
+) -> None:
+    """Emit the topology for a scheduler or launcher."""
+    if fmt not in RENDER_FORMATS:
+        raise UserError(f"--format {fmt!r}: choose one of {', '.join(RENDER_FORMATS)}")
+    sizes = _block_sizes(block_sizes)
+    topology = load(source, input_path, names)
+    _report_skipped(topology)
+    text = {
+        "slurm-tree": lambda: slurm.tree_conf(topology),
+        "slurm-block": lambda: slurm.block_conf(topology, sizes),
+        "slurm-yaml": lambda: slurm.topology_yaml(topology, sizes),
+        "hostfile": lambda: other.hostfile(topology_order(topology), hostfile_style, slots),
+        "k8s-labels": lambda: other.k8s_labels(topology),
+        "kueue-topology": lambda: other.kueue_topology(topology),
+        "json": lambda: other.topology_json(topology),
+    }[fmt]()
+    _write(text, output)
+
+
+@app.command()
+def order(
+    source: SourceOpt,
+    input_path: InputOpt = None,
+    names: NamesOpt = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help=f"One of: {', '.join(ORDER_FORMATS)}")
+    ] = "hostfile",
+    hostfile_style: Annotated[
+        str, typer.Option(help=f"One of: {', '.join(other.HOSTFILE_STYLES)}")
+    ] = "plain",
+    layout: LayoutOpt = False,
+    tp: TpOpt = 1,
+    cp: CpOpt = 1,
+    ep: EpOpt = 1,
+    dp: DpOpt = None,
+    pp: PpOpt = 1,
+    gpus_per_node: GpnOpt = 8,
+    output: OutputOpt = None,
+) -> None:
+    """Print the nodes in rank order (topology-aware)."""
+    if fmt not in ORDER_FORMATS:
+        raise UserError(f"--format {fmt!r}: choose one of {', '.join(ORDER_FORMATS)}")
+    topology = load(source, input_path, names)
+    _report_skipped(topology)
+    parallelism = _parallelism(layout, tp, cp, ep, dp, pp, gpus_per_node)
+    ranked = topology_order(topology, parallelism)
+    if fmt == "hostfile":
+        _write(other.hostfile(ranked, hostfile_style, gpus_per_node), output)
+    else:
+        _write(other.topology_json(topology, ranked), output)
+
+
+def _read_order(path: Path, topology: Topology) -> list[Host]:
+    """Hosts of a hostfile in order (first word per line; repeated lines collapse)."""
+    index = topology.by_name()
+    names: list[str] = []
+    for line in read_text(path).splitlines():
+        word = line.split("#", 1)[0].split()
+        if word and (not names or names[-1] != word[0]):
+            names.append(word[0])
+    unknown = [n for n in names if n not in index]
+    if unknown:
+        raise UserError(f"{path}: host {unknown[0]!r} is not in the topology")
+    if len(set(names)) != len(names) or set(names) != set(index):
+        raise UserError(f"{path}: must list every host of the topology exactly once")
+    return [index[n] for n in names]
+
+
+@app.command()
+def score(
+    source: SourceOpt,
+    input_path: InputOpt = None,
+    names: NamesOpt = None,
+    order_file: Annotated[Path | None, typer.Option(help="Score this hostfile's order too")] = None,
+    message_bytes: Annotated[
+        float, typer.Option(help="All-reduce message size per rank, bytes")
+    ] = float(1 << 30),
+    layout: LayoutOpt = False,
+    tp: TpOpt = 1,
+    cp: CpOpt = 1,
+    ep: EpOpt = 1,
+    dp: DpOpt = None,
+    pp: PpOpt = 1,
+    gpus_per_node: GpnOpt = 8,
+) -> None:
+    """Score rank orders: leaves touched, cross-leaf ring edges, spine bytes vs lower bounds."""
+    topology = load(source, input_path, names)
+    _report_skipped(topology)
+    parallelism = _parallelism(layout, tp, cp, ep, dp, pp, gpus_per_node)
+    orders = {
+        "topology": topology_order(topology, parallelism),
+        "address-sorted": address_order(topology),
+    }
+    if order_file is not None:
+        orders[str(order_file)] = _read_order(order_file, topology)
+    table = Table(title=f"{len(topology.hosts)} nodes, {len(topology.leaves())} leaves")
+    for column in (
+        "order",
+        "group",
+        "leaves",
+        "bound",
+        "cross-leaf edges",
+        "bound",
+        "spine GiB",
+        "bound",
+    ):
+        table.add_column(column, justify="left" if column in ("order", "group") else "right")
+    for label, ranked in orders.items():
+        for s in score_order(topology, ranked, parallelism, message_bytes):
+            table.add_row(label, *_cells(s))
+    Console(width=160).print(table)
+
+
+def _cells(s: Score) -> list[str]:
+    gib = float(1 << 30)
+    return [
+        f"{s.group} x{s.groups}",
+        str(s.leaves_touched),
+        str(s.leaves_bound),
+        str(s.cross_leaf_edges),
+        str(s.cross_leaf_bound),
+        f"{s.spine_bytes / gib:.1f}",
+        f"{s.spine_bytes_bound / gib:.1f}",
+    ]

@@ -1,0 +1,1 @@
+"""Output formats: Slurm topology.conf / topology.yaml, hostfiles, Kubernetes labels, JSON."""

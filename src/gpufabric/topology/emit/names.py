@@ -1,0 +1,39 @@
+"""Safe names for switches and blocks (Slurm) and label values (Kubernetes)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+_SLURM_BAD = re.compile(r"[^A-Za-z0-9._-]")
+_LABEL_BAD = re.compile(r"[^A-Za-z0-9._-]")
+SLURM_MAX = 64  # topology.conf(5): SwitchName at most 64 characters
+LABEL_MAX = 63
+
+
+def _short_hash(value: str) -> str:
+    return hashlib.sha1(value.encode()).hexdigest()[:8]
+
+
+def slurm_names(ids: Iterable[str]) -> dict[str, str]:
+    """Network node id -> a unique Slurm switch/block name (ids kept when already safe)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for node in ids:
+        name = _SLURM_BAD.sub("_", node)
+        if len(name) > SLURM_MAX:
+            name = f"{name[: SLURM_MAX - 9]}-{_short_hash(node)}"
+        if name in used:
+            name = f"{name[: SLURM_MAX - 9]}-{_short_hash(node)}"
+        used.add(name)
+        out[node] = name
+    return out
+
+
+def label_value(value: str) -> str:
+    """A valid Kubernetes label value for `value` (63 chars, alphanumeric at both ends)."""
+    clean = _LABEL_BAD.sub("-", value).strip("-_.")
+    if len(clean) > LABEL_MAX or not clean:
+        clean = f"{clean[: LABEL_MAX - 9].strip('-_.')}-{_short_hash(value)}".strip("-")
+    return clean

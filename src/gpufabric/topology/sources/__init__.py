@@ -1,0 +1,1 @@
+"""Where topology comes from: AWS, GCP, InfiniBand (ibnetdiscover) or a plain file."""
