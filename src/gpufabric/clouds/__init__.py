@@ -13,4 +13,8 @@ def build_cluster(cfg: StackConfig, itype: InstanceType) -> ClusterOutputs:
         from gpufabric.clouds.aws import AwsCluster, AwsClusterArgs
 
         return AwsCluster(cfg.name, AwsClusterArgs(config=cfg, instance=itype)).outputs
+    if itype.cloud == "azure":
+        from gpufabric.clouds.azure import AzureCluster, AzureClusterArgs
+
+        return AzureCluster(cfg.name, AzureClusterArgs(config=cfg, instance=itype)).outputs
     raise NotImplementedError(f"cloud '{itype.cloud}' has no cluster component yet")

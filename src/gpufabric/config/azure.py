@@ -21,9 +21,13 @@ MAX_VMS_PER_SCALE_SET_BY_REQUEST = 300
 DEFAULT_IMAGE = "microsoft-dsvm:ubuntu-hpc:2204:latest"
 
 _URN_RE = re.compile(r"^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$")
-_IMAGE_ID_RE = re.compile(r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/.+$", re.I)
+_IMAGE_ID_RE = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/.+$", re.I
+)
 _RG_RE = re.compile(r"^[\w().-]{0,89}[\w()-]$")
-_SSH_KEY_RE = re.compile(r"^(ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( \S.*)?$")
+_SSH_KEY_RE = re.compile(
+    r"^(ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( \S.*)?$"
+)
 _USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 _RESERVED_USERS = frozenset({"root", "admin", "administrator", "guest", "user", "test"})
 _TIME_RE = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")

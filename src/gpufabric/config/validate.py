@@ -12,6 +12,7 @@ from collections.abc import Callable
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.config.model import StackConfig
 from gpufabric.config.validate_aws import check_aws
+from gpufabric.config.validate_azure import check_azure
 from gpufabric.config.validate_gcp import check_gcp
 from gpufabric.errors import ConfigError
 
@@ -19,6 +20,7 @@ REGION_KEY = {"aws": "aws:region", "gcp": "gcp:region", "azure": "azure-native:l
 
 CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
     "aws": check_aws,
+    "azure": check_azure,
     "gcp": check_gcp,
 }
 

@@ -84,6 +84,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if typ == "aws:ec2/instance:Instance":
             out["privateIp"] = "10.0.0.10"
             out["privateDns"] = f"ip-10-0-0-10.{self.facts.region}.compute.internal"
+        if typ.startswith("azure-native:"):
+            out.update(azure_computed(typ, name, inputs))
         return out
 
 
@@ -98,3 +100,41 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
         if "::pulumi:pulumi:Stack::" in request.urn:
             self.stack_outputs = rpc.deserialize_properties(request.outputs)
         return super().RegisterResourceOutputs(request)
+
+
+# ---------------------------------------------------------------- Azure (azure-native)
+# The Azure name each type reads back as `name`, from its own name input.
+AZURE_NAME_INPUT = {
+    "azure-native:resources:ResourceGroup": "resourceGroupName",
+    "azure-native:network:VirtualNetwork": "virtualNetworkName",
+    "azure-native:network:Subnet": "subnetName",
+    "azure-native:network:NetworkSecurityGroup": "networkSecurityGroupName",
+    "azure-native:network:NatGateway": "natGatewayName",
+    "azure-native:network:PublicIPAddress": "publicIpAddressName",
+    "azure-native:compute:ProximityPlacementGroup": "proximityPlacementGroupName",
+    "azure-native:compute:VirtualMachineScaleSet": "vmScaleSetName",
+    "azure-native:managedidentity:UserAssignedIdentity": "resourceName",
+    "azure-native:storagecache:AmlFilesystem": "amlFilesystemName",
+}
+
+
+def azure_computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """What Azure fills in: names, identity ids, Managed Lustre client info; and the output
+    shapes that differ from the input shapes (user-assigned identities: list in, map out)."""
+    out: dict[str, Any] = {"name": inputs.get(AZURE_NAME_INPUT.get(typ, "name"), name)}
+    identity = inputs.get("identity")
+    if isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"), list):
+        out["identity"] = {
+            **identity,
+            "userAssignedIdentities": {i: {} for i in identity["userAssignedIdentities"]},
+        }
+    if typ == "azure-native:managedidentity:UserAssignedIdentity":
+        out["principalId"] = f"<{name}.principalId>"
+        out["clientId"] = f"<{name}.clientId>"
+    if typ == "azure-native:storagecache:AmlFilesystem":
+        out["clientInfo"] = {
+            "mgsAddress": f"<{name}.mgsAddress>",
+            "mountCommand": f"<{name}.mountCommand>",
+            "lustreVersion": f"<{name}.lustreVersion>",
+        }
+    return out

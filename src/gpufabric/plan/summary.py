@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from gpufabric.plan.summary_azure import summarise_azure
+
 if TYPE_CHECKING:
     from gpufabric.plan.runner import Plan
 
@@ -96,4 +98,4 @@ def _ranges(values: list[int]) -> str:
     return ",".join(map(str, values))
 
 
-SUMMARIES: dict[str, Callable[[Plan], Facts]] = {"aws": _aws}
+SUMMARIES: dict[str, Callable[[Plan], Facts]] = {"aws": _aws, "azure": summarise_azure}

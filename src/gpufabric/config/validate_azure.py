@@ -1,0 +1,179 @@
+"""Azure rules: location and zone, the RDMA-reserved range, scale-set splitting (= InfiniBand
+partitions), capacity reservations, and Azure Managed Lustre SKU, capacity and subnet steps.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+
+from gpufabric.catalog import InstanceType
+from gpufabric.config.azure import AzureManagedLustreConfig
+from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.errors import ConfigError
+
+ZONES = ("1", "2", "3")
+# cloud-facts.md D.2: Azure RDMA uses 172.16.0.0/16; it must not appear in the VNet.
+RDMA_RESERVED = ipaddress.IPv4Network("172.16.0.0/16")
+# cloud-facts.md D.5: MB/s per TiB -> (minimum TiB, increment TiB) per AMLFS SKU
+AMLFS_CAPACITY_STEPS = {40: (48, 48), 125: (16, 16), 250: (8, 8), 500: (4, 4)}
+# learn.microsoft.com azure-managed-lustre/amlfs-prerequisites: largest capacity (TiB) ->
+# smallest subnet prefix. Above 400 TiB the table stops; /22 is our conservative guess.
+AMLFS_SUBNET_PREFIX = ((16, 27), (40, 26), (92, 25), (196, 24), (400, 23))
+AMLFS_SUBNET_PREFIX_ABOVE_TABLE = 22
+
+_LOCATION_RE = re.compile(r"^[a-z]+[a-z0-9]*$")
+_CRG_RE = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/"
+    r"capacityReservationGroups/[^/]+$",
+    re.IGNORECASE,
+)
+
+
+def scale_set_count(nodes: int, max_per_set: int) -> int:
+    return math.ceil(nodes / max_per_set)
+
+
+def check_azure(cfg: StackConfig, itype: InstanceType) -> None:
+    _check_foreign_sections(cfg)
+    _check_location_zone(cfg)
+    _check_network(cfg)
+    _check_nodes(cfg)
+    _check_capacity(cfg)
+    if cfg.azure.ssh_public_key is None:
+        raise ConfigError(
+            "gpufabric:azure.sshPublicKey",
+            None,
+            "required on Azure: the admin user's OpenSSH public key (password login stays off)",
+        )
+    if cfg.root_volume.kms_key_id is not None:
+        raise ConfigError(
+            "gpufabric:rootVolume.kmsKeyId",
+            cfg.root_volume.kms_key_id,
+            "AWS KMS keys do not apply on Azure; OS disks use platform-managed encryption",
+        )
+    if isinstance(cfg.storage, AzureManagedLustreConfig):
+        _check_lustre(cfg, cfg.storage)
+    elif not isinstance(cfg.storage, NoStorage):
+        raise ConfigError(
+            "gpufabric:storage.type", cfg.storage.type, "on Azure use azure-managed-lustre or none"
+        )
+
+
+def _check_foreign_sections(cfg: StackConfig) -> None:
+    if "aws" in cfg.model_fields_set:
+        raise ConfigError(
+            "gpufabric:aws", "(set)", f"{cfg.instance_type} is an Azure size: use gpufabric:azure"
+        )
+
+
+def _check_location_zone(cfg: StackConfig) -> None:
+    if not _LOCATION_RE.match(cfg.region):
+        hint = re.sub(r"[^a-z0-9]", "", cfg.region.lower())
+        raise ConfigError(
+            "azure-native:location",
+            cfg.region,
+            f"expected an Azure location name like eastus or westeurope (did you mean '{hint}'?)",
+        )
+    if cfg.zone not in ZONES:
+        raise ConfigError(
+            "gpufabric:zone",
+            cfg.zone,
+            "expected an Azure availability zone: '1', '2' or '3' (nodes, placement group "
+            "and Managed Lustre all go in it)",
+        )
+
+
+def _check_network(cfg: StackConfig) -> None:
+    net = cfg.network
+    if ipaddress.IPv4Network(net.cidr).overlaps(RDMA_RESERVED):
+        raise ConfigError(
+            "gpufabric:network.cidr",
+            net.cidr,
+            f"overlaps {RDMA_RESERVED}, which Azure reserves for RDMA; pick another range, "
+            "e.g. 10.0.0.0/16",
+        )
+    if net.egress == "endpoints":
+        raise ConfigError(
+            "gpufabric:network.egress",
+            net.egress,
+            "on Azure use nat (a NAT gateway, the only public IP) or none (no outbound path)",
+        )
+
+
+def _check_nodes(cfg: StackConfig) -> None:
+    if cfg.node_group != "group":
+        raise ConfigError(
+            "gpufabric:nodeGroup",
+            cfg.node_group,
+            "on Azure use group: InfiniBand is only set up inside one VM scale set "
+            "(single placement group)",
+        )
+    per_set = cfg.azure.max_vms_per_scale_set
+    sets = scale_set_count(cfg.nodes, per_set)
+    if sets > 1 and not cfg.azure.allow_split:
+        raise ConfigError(
+            "gpufabric:nodes",
+            cfg.nodes,
+            f"more than gpufabric:azure.maxVmsPerScaleSet={per_set} VMs in one InfiniBand "
+            f"partition, and gpufabric:azure.allowSplit is false; use at most {per_set} nodes, "
+            f"allow the split into {sets} scale sets (= {sets} InfiniBand partitions, no "
+            "InfiniBand between them), or raise maxVmsPerScaleSet (up to 300 after a support "
+            "request)",
+        )
+
+
+def _check_capacity(cfg: StackConfig) -> None:
+    cap = cfg.capacity
+    if cap.type == "capacity-block":
+        raise ConfigError(
+            "gpufabric:capacity.type",
+            cap.type,
+            "capacity blocks are AWS-only; on Azure use on-demand or reservation "
+            "(a capacity reservation group)",
+        )
+    if cap.reservation_id is not None and not _CRG_RE.match(cap.reservation_id):
+        raise ConfigError(
+            "gpufabric:capacity.reservationId",
+            cap.reservation_id,
+            "must be a capacity reservation group id: /subscriptions/<sub>/resourceGroups/<rg>/"
+            "providers/Microsoft.Compute/capacityReservationGroups/<name>",
+        )
+
+
+def _check_lustre(cfg: StackConfig, amlfs: AzureManagedLustreConfig) -> None:
+    key = "gpufabric:storage"
+    steps = AMLFS_CAPACITY_STEPS.get(amlfs.throughput_per_tib)
+    if steps is None:
+        raise ConfigError(
+            f"{key}.throughputPerTib",
+            amlfs.throughput_per_tib,
+            "Azure Managed Lustre SKUs give 40, 125, 250 or 500 MB/s per TiB",
+        )
+    if cfg.network.egress == "none":
+        raise ConfigError(
+            "gpufabric:network.egress",
+            "none",
+            "Azure Managed Lustre needs outbound access to the AzureCloud service tag "
+            "(cloud-facts.md D.5); use nat",
+        )
+    minimum, step = steps
+    cap = amlfs.capacity_tib
+    if cap < minimum or cap % step:
+        raise ConfigError(
+            f"{key}.capacityTib",
+            cap,
+            f"{amlfs.sku} needs at least {minimum} TiB, in steps of {step} TiB",
+        )
+    needed = next(
+        (prefix for limit, prefix in AMLFS_SUBNET_PREFIX if cap <= limit),
+        AMLFS_SUBNET_PREFIX_ABOVE_TABLE,
+    )
+    subnet = ipaddress.IPv4Network(cfg.network.storage_subnet)
+    if subnet.prefixlen > needed:
+        raise ConfigError(
+            "gpufabric:network.storageSubnet",
+            cfg.network.storage_subnet,
+            f"Azure Managed Lustre of {cap} TiB needs a dedicated subnet of /{needed} or larger",
+        )
