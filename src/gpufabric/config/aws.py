@@ -88,3 +88,7 @@ class FsxLustreConfig(ConfigModel):
     s3: S3Repository | None = None
     kms_key_id: KmsKey | None = None
     mount_point: str = "/fsx"
+    zone: str | None = None
+    """The file system's zone; unset means gpufabric:zone, the nodes' zone. Another zone is for
+    when FSx has no capacity there: it costs cross-zone latency and transfer, and fails the
+    policy pack's storage-in-node-zone unless the organisation downgrades that policy."""

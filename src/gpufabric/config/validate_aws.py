@@ -29,6 +29,7 @@ def check_aws(cfg: StackConfig, itype: InstanceType) -> None:
         )
     if isinstance(cfg.storage, FsxLustreConfig):
         _check_fsx(cfg.storage)
+        _check_storage_zone(cfg, cfg.storage)
     elif not isinstance(cfg.storage, NoStorage):
         raise ConfigError(
             "gpufabric:storage.type", cfg.storage.type, "on AWS use fsx-lustre or none"
@@ -46,6 +47,24 @@ def _check_zone(cfg: StackConfig) -> None:
             "gpufabric:zone",
             cfg.zone,
             f"the zone must be in the stack's region {cfg.region} (aws:region), e.g. {cfg.region}a",
+        )
+
+
+def _check_storage_zone(cfg: StackConfig, fsx: FsxLustreConfig) -> None:
+    if fsx.zone is None:
+        return
+    key = "gpufabric:storage.zone"
+    match = _ZONE_RE.match(fsx.zone)
+    if not match or match["region"] != cfg.region:
+        raise ConfigError(
+            key, fsx.zone, f"expected an availability zone of {cfg.region}, e.g. {cfg.zone}"
+        )
+    if fsx.efa and fsx.zone != cfg.zone:
+        raise ConfigError(
+            key,
+            fsx.zone,
+            f"EFA-enabled FSx shares the nodes' subnet (EFA cannot cross subnets): "
+            f"leave it unset or use gpufabric:zone {cfg.zone}",
         )
 
 

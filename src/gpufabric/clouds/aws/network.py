@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufabric.config import StackConfig
+from gpufabric.config.aws import FsxLustreConfig
 
 ENDPOINT_SERVICES = ("ssm", "ssmmessages", "ec2messages")
 LUSTRE_PORTS = ((988, 988), (1018, 1023))  # FSx for Lustre client ports (cloud-facts.md B.2)
@@ -43,11 +44,14 @@ def build_network(cfg: StackConfig, tags: dict[str, str], parent: pulumi.Resourc
 
     subnet_ids: dict[str, pulumi.Output[str]] = {}
     for role, cidr in net.subnets().items():
+        zone = cfg.zone
+        if role == "storage" and isinstance(cfg.storage, FsxLustreConfig) and cfg.storage.zone:
+            zone = cfg.storage.zone  # gpufabric:storage.zone, an exception the policy pack flags
         subnet = aws.ec2.Subnet(
             f"{name}-{role}",
             vpc_id=vpc_id,
             cidr_block=cidr,
-            availability_zone=cfg.zone,
+            availability_zone=zone,
             map_public_ip_on_launch=False,
             tags={**tags, "Name": f"{name}-{role}", "gpufabric:partition": role},
             opts=opts,

@@ -83,7 +83,7 @@ def build_fsx(
             "mountName": args[1],
             "mountPoint": fsx.mount_point,
             "efa": fsx.efa,
-            "zone": cfg.zone,
+            "zone": fsx.zone or cfg.zone,
             "mountCommand": (
                 f"mount -t lustre -o relatime,flock {args[0]}@tcp:/{args[1]} {fsx.mount_point}"
             ),
