@@ -1,0 +1,68 @@
+"""Load and validate thresholds.yaml (the gate's numbers, with their sources)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Efficiency(_Strict):
+    ring: float = Field(gt=0, le=1.5)
+    tree: float = Field(gt=0, le=1.5)
+    intra_node: float = Field(gt=0, le=1.5)
+
+
+class PartialEfficiency(_Strict):
+    ring: float | None = Field(default=None, gt=0, le=1.5)
+    tree: float | None = Field(default=None, gt=0, le=1.5)
+    intra_node: float | None = Field(default=None, gt=0, le=1.5)
+
+
+class FabricRule(_Strict):
+    transports: list[str] = Field(min_length=1)
+    expect: str
+    net_devices: Literal["nics", "min_nics_gpus"]
+    require_gdr: bool
+
+
+class InstanceOverride(_Strict):
+    efficiency: PartialEfficiency = PartialEfficiency()
+    net_devices: int | None = Field(default=None, gt=0)
+    sources: list[str] = Field(min_length=1)
+
+
+class Thresholds(_Strict):
+    large_message_bytes: int = Field(gt=0)
+    efficiency: Efficiency
+    ceiling_tolerance: float = Field(ge=1.0)
+    fabrics: dict[str, FabricRule]
+    socket_fallbacks: list[str]
+    fatal_warnings: list[str]
+    instances: dict[str, InstanceOverride] = {}
+
+    def efficiency_for(self, instance_type: str) -> Efficiency:
+        """The defaults with the instance type's overrides applied."""
+        override = self.instances.get(instance_type)
+        if override is None:
+            return self.efficiency
+        changes = override.efficiency.model_dump(exclude_none=True)
+        return self.efficiency.model_copy(update=changes)
+
+
+def parse_thresholds(text: str) -> Thresholds:
+    return Thresholds.model_validate(yaml.safe_load(text))
+
+
+@cache
+def thresholds() -> Thresholds:
+    """The packaged thresholds.yaml (a broken file is a bug in the repo: it raises)."""
+    text = resources.files("gpufabric.nccl").joinpath("thresholds.yaml").read_text()
+    return parse_thresholds(text)
