@@ -102,10 +102,10 @@ def _block_sizes(text: str | None) -> list[int] | None:
 def _report_skipped(topology: Topology) -> None:
     if topology.skipped:
         first = topology.skipped[0]
-        Console(stderr=True).print(
+        typer.echo(
             f"note: left out {len(topology.skipped)} entries without usable topology "
             f"(first: {first[0]}: {first[1]})",
-            highlight=False,
+            err=True,
         )
 
 
