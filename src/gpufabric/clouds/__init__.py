@@ -17,4 +17,8 @@ def build_cluster(cfg: StackConfig, itype: InstanceType) -> ClusterOutputs:
         from gpufabric.clouds.azure import AzureCluster, AzureClusterArgs
 
         return AzureCluster(cfg.name, AzureClusterArgs(config=cfg, instance=itype)).outputs
+    if itype.cloud == "gcp":
+        from gpufabric.clouds.gcp import GcpCluster, GcpClusterArgs
+
+        return GcpCluster(cfg.name, GcpClusterArgs(config=cfg, instance=itype)).outputs
     raise NotImplementedError(f"cloud '{itype.cloud}' has no cluster component yet")

@@ -6,6 +6,7 @@ so inputs built from them are never silently None.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
             out["privateDns"] = f"ip-10-0-0-10.{self.facts.region}.compute.internal"
         if typ.startswith("azure-native:"):
             out.update(azure_computed(typ, name, inputs))
+        if typ.startswith("gcp:"):
+            out.update(gcp_computed(typ, name, inputs, self.records))
         return out
 
 
@@ -138,3 +141,43 @@ def azure_computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any
             "lustreVersion": f"<{name}.lustreVersion>",
         }
     return out
+
+
+# ---------------------------------------------------------------- GCP (pulumi-gcp)
+def gcp_computed(typ: str, name: str, inputs: dict[str, Any], records: list[Recorded]) -> dict:
+    """What GCP fills in for the types whose outputs the GCP component reads."""
+    project = inputs.get("project", "my-project")
+    out: dict[str, Any] = {
+        "selfLink": f"https://www.googleapis.com/compute/v1/projects/{project}/{name}",
+        "project": project,
+    }
+    if typ == "gcp:compute/instance:Instance":
+        node = int("".join(ch for ch in name[-4:] if ch.isdigit()) or 0)
+        out["networkInterfaces"] = [
+            {**nic, "networkIp": f"10.{index}.0.{node % 250 + 2}", "name": f"nic{index}"}
+            for index, nic in enumerate(inputs.get("networkInterfaces", []))
+        ]
+    if typ == "gcp:compute/instanceGroupManager:InstanceGroupManager":
+        zone = inputs.get("zone")
+        out["instanceGroup"] = f"projects/{project}/zones/{zone}/instanceGroups/{name}"
+    storage_ips = _psa_addresses(records)
+    if typ == "gcp:lustre/instance:Instance":
+        out["mountPoint"] = f"{storage_ips[0]}@tcp:/{inputs.get('filesystem')}"
+    if typ == "gcp:parallelstore/instance:Instance":
+        out["accessPoints"] = storage_ips[:3]
+    if typ == "gcp:filestore/instance:Instance":
+        out["networks"] = [
+            {**network, "ipAddresses": storage_ips[:1]} for network in inputs.get("networks", [])
+        ]
+    return out
+
+
+def _psa_addresses(records: list[Recorded]) -> list[str]:
+    """Addresses inside the recorded private-service-access range (where GCP puts storage)."""
+    for record in records:
+        if record.type == "gcp:compute/globalAddress:GlobalAddress":
+            net = ipaddress.IPv4Network(
+                f"{record.inputs.get('address')}/{int(record.inputs.get('prefixLength', 24))}"
+            )
+            return [str(net.network_address + offset) for offset in (2, 3, 4)]
+    return ["10.0.0.2", "10.0.0.3", "10.0.0.4"]

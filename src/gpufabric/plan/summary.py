@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gpufabric.plan.summary_azure import summarise_azure
+from gpufabric.plan.summary_gcp import summarise_gcp
 
 if TYPE_CHECKING:
     from gpufabric.plan.runner import Plan
@@ -98,4 +99,8 @@ def _ranges(values: list[int]) -> str:
     return ",".join(map(str, values))
 
 
-SUMMARIES: dict[str, Callable[[Plan], Facts]] = {"aws": _aws, "azure": summarise_azure}
+SUMMARIES: dict[str, Callable[[Plan], Facts]] = {
+    "aws": _aws,
+    "azure": summarise_azure,
+    "gcp": summarise_gcp,
+}

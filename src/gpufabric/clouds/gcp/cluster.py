@@ -1,0 +1,131 @@
+"""`gpufabric:gcp:Cluster`: a GPU cluster on GCP with its GPU networks done right."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp.network import build_network
+from gpufabric.clouds.gcp.nodes import ROLE_LABEL, build_nodes, nic_layout
+from gpufabric.clouds.gcp.storage import build_storage
+from gpufabric.clouds.outputs import ClusterOutputs
+from gpufabric.config import StackConfig
+
+CLUSTER_LABEL = "gpufabric-cluster"
+
+
+@dataclass
+class GcpClusterArgs:
+    """Inputs of GcpCluster: the validated stack config and its catalog entry."""
+
+    config: StackConfig
+    instance: InstanceType
+
+
+class GcpCluster(pulumi.ComponentResource):
+    """Host and GPU VPCs (one per GPU NIC, or one RoCE VPC), firewalls, Cloud NAT, placement
+    (compact policy or workload policy), the node group and co-located storage, in one zone."""
+
+    outputs: ClusterOutputs
+
+    def __init__(
+        self, name: str, args: GcpClusterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufabric:gcp:Cluster", name, None, opts)
+        cfg, itype = args.config, args.instance
+        _check_args(cfg, itype)
+        assert itype.gcp is not None and cfg.gcp.project is not None
+        mtu = cfg.gcp.mtu or itype.gcp.mtu
+        labels = {CLUSTER_LABEL: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
+
+        net = build_network(cfg, itype, labels, self)
+        nodes = build_nodes(cfg, itype, net, labels, self)
+        storage = build_storage(cfg, net, labels, self)
+
+        subnets = {sub.role: sub.subnet.id for sub in (net.host, net.management, *net.extra_host)}
+        subnets.update({sub.role: sub.subnet.id for sub in net.gpu})
+        network = pulumi.Output.all(
+            vpc=net.host.network.id,
+            networks=pulumi.Output.all(*[n.id for n in net.networks]),
+            subnets=pulumi.Output.all(**subnets),
+            firewalls=pulumi.Output.all(*[f.name for f in net.firewalls]),
+            placement=nodes.placement.name,
+        ).apply(
+            lambda v: {
+                "vpcId": v["vpc"],
+                "zone": cfg.zone,
+                "networks": list(v["networks"]),
+                "subnets": dict(v["subnets"]),
+                "mtu": mtu,
+                "rdmaNetworkProfile": net.roce_profile,
+                "nics": [{"subnet": s.role, "nicType": s.nic_type} for s in nic_layout(itype)],
+                "firewalls": list(v["firewalls"]),
+                "placementPolicy": {
+                    "name": v["placement"],
+                    "kind": "workload-high-throughput"
+                    if cfg.node_group == "group"
+                    else "compact-collocated",
+                },
+            }
+        )
+        inventory = pulumi.Output.from_input(
+            {
+                "cloud": "gcp",
+                "project": cfg.gcp.project,
+                "region": cfg.region,
+                "zone": cfg.zone,
+                "cluster": cfg.name,
+                "instanceType": itype.name,
+                "fabric": itype.fabric,
+                "ncclPlugin": itype.gcp.nccl_plugin,
+                "encryption": cfg.encryption,
+                "gpusPerNode": itype.gpu.count,
+                "discovery": {
+                    # keys as the google.cloud.gcp_compute inventory plugin filters them
+                    "filters": {
+                        f"labels.{CLUSTER_LABEL}": cfg.name,
+                        f"labels.{ROLE_LABEL[0]}": ROLE_LABEL[1],
+                        "status": "RUNNING",
+                    },
+                    "hostname": "private_ip",
+                },
+            }
+        )
+        self.outputs = ClusterOutputs(
+            nodes=nodes.description,
+            addresses=nodes.addresses,
+            network=network,
+            storage=storage,
+            inventory=inventory,
+        )
+        self.register_outputs(
+            {
+                "nodes": self.outputs.nodes,
+                "network": self.outputs.network,
+                "storage": self.outputs.storage,
+                "inventory": self.outputs.inventory,
+            }
+        )
+
+
+def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
+    """Constructor checks, naming the bad input (the config was validated once already)."""
+    if itype.cloud != "gcp" or itype.gcp is None:
+        raise ValueError(
+            f"GcpClusterArgs.instance: {itype.name} is a {itype.cloud} type, not a GCP one"
+        )
+    if cfg.instance_type != itype.name:
+        raise ValueError(
+            f"GcpClusterArgs.instance: {itype.name} does not match "
+            f"config instanceType {cfg.instance_type}"
+        )
+    if cfg.gcp.project is None:
+        raise ValueError("GcpClusterArgs.config.gcp.project: required on GCP")
+    provider_project = pulumi.Config("gcp").get("project")
+    if provider_project and provider_project != cfg.gcp.project:
+        raise pulumi.RunError(
+            f"gpufabric:gcp.project: {cfg.gcp.project!r} is not valid; it must match "
+            f"gcp:project {provider_project!r} (the provider's project)"
+        )

@@ -1,0 +1,271 @@
+"""GPU nodes on GCP: NIC layout, placement, and the node group.
+
+Node group (docs/gcp.md, "Node group"):
+- `group` (default): a zonal managed instance group from one instance template. Templates carry
+  everything these machines need (MRDMA / gVNIC NICs, specific reservation affinity, TERMINATE
+  on host maintenance, Shielded VM), but Google places MIGs of A3 / A4 machines with a
+  *workload policy* (type HIGH_THROUGHPUT) on the group, not with a compact placement policy:
+  "use compact placement policies for instances that are created individually or in bulk,
+  and use workload policies for MIGs" ([P] cloud.google.com/ai-hypercomputer/docs/
+  placement-policy-and-workload-policy; [P] compute/docs/instance-groups/about-workload-policies).
+- `instances`: one compute instance per node, all attached to one compact placement policy
+  (collocation COLLOCATED, vmCount = nodes, optional maxDistance).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pulumi
+import pulumi_gcp.compute as compute
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
+from gpufabric.config import StackConfig
+
+NicType = Literal["GVNIC", "MRDMA"]
+ROLE_LABEL = ("gpufabric-role", "gpu-node")
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+
+
+@dataclass(frozen=True)
+class NicSlot:
+    """One NIC of a node, in attach order: the subnet role it sits in and its type."""
+
+    role: str
+    nic_type: NicType
+
+
+def nic_layout(itype: InstanceType) -> list[NicSlot]:
+    """Host gVNICs first (nic0 = host-0), then one NIC per GPU NIC. Pure data, from the catalog."""
+    assert itype.gcp is not None
+    slots = [NicSlot(f"host-{i}", "GVNIC") for i in range(itype.gcp.host_nics)]
+    prefix = "rdma" if itype.gcp.gpu_network == "rdma-roce" else "gpu"
+    slots += [NicSlot(f"{prefix}-{i}", itype.gcp.gpu_nic_type) for i in range(itype.fabric_nics)]
+    return slots
+
+
+@dataclass
+class GcpNodes:
+    placement: compute.ResourcePolicy
+    description: pulumi.Output[dict[str, Any]]
+    addresses: pulumi.Output[list[str]]
+
+
+def build_nodes(
+    cfg: StackConfig,
+    itype: InstanceType,
+    net: GcpNetwork,
+    labels: dict[str, str],
+    parent: pulumi.Resource,
+) -> GcpNodes:
+    opts = pulumi.ResourceOptions(parent=parent)
+    node_labels = {**labels, ROLE_LABEL[0]: ROLE_LABEL[1]}
+    subnets = {sub.role: sub for sub in (net.host, *net.extra_host, *net.gpu)}
+    layout = [(slot, subnets[slot.role]) for slot in nic_layout(itype)]
+    if cfg.node_group == "group":
+        return _managed_group(cfg, itype, net, layout, node_labels, opts)
+    return _instances(cfg, itype, net, layout, node_labels, opts)
+
+
+def _common(cfg: StackConfig, net: GcpNetwork, node_labels: dict[str, str]) -> dict[str, Any]:
+    """Arguments an instance and an instance template share, by keyword."""
+    metadata = {"enable-oslogin": "TRUE"}
+    if cfg.user_data is not None:
+        metadata["user-data"] = cfg.user_data  # cloud-init on the Ubuntu accelerator images
+    return {
+        "project": cfg.gcp.project,
+        "machine_type": cfg.instance_type,
+        "labels": node_labels,
+        "tags": [net.node_tag],
+        "metadata": metadata,
+    }
+
+
+def _managed_group(
+    cfg: StackConfig,
+    itype: InstanceType,
+    net: GcpNetwork,
+    layout: list[tuple[NicSlot, GcpSubnet]],
+    node_labels: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> GcpNodes:
+    name = cfg.name
+    policy = compute.ResourcePolicy(
+        f"{name}-workload",
+        name=f"{name}-workload",
+        project=cfg.gcp.project,
+        region=cfg.region,
+        workload_policy=compute.ResourcePolicyWorkloadPolicyArgs(
+            type="HIGH_THROUGHPUT", max_topology_distance=cfg.gcp.max_topology_distance
+        ),
+        description="HIGH_THROUGHPUT: the group's nodes as close together as capacity allows",
+        opts=opts,
+    )
+    template = compute.InstanceTemplate(
+        f"{name}-node",
+        name_prefix=f"{name}-node-",
+        **_common(cfg, net, node_labels),
+        disks=[
+            compute.InstanceTemplateDiskArgs(
+                boot=True,
+                auto_delete=True,
+                source_image=cfg.gcp.image,
+                disk_size_gb=cfg.root_volume.size_gib,
+                disk_type=cfg.gcp.boot_disk_type,
+            )
+        ],
+        network_interfaces=[
+            compute.InstanceTemplateNetworkInterfaceArgs(
+                subnetwork=sub.subnet.id, nic_type=slot.nic_type
+            )
+            for slot, sub in layout
+        ],
+        scheduling=compute.InstanceTemplateSchedulingArgs(
+            on_host_maintenance="TERMINATE", automatic_restart=True, provisioning_model="STANDARD"
+        ),
+        reservation_affinity=(
+            compute.InstanceTemplateReservationAffinityArgs(
+                type="SPECIFIC_RESERVATION",
+                specific_reservation=compute.InstanceTemplateReservationAffinitySpecificReservationArgs(
+                    key=RESERVATION_KEY, values=[cfg.capacity.reservation_id]
+                ),
+            )
+            if cfg.capacity.reservation_id
+            else None
+        ),
+        shielded_instance_config=compute.InstanceTemplateShieldedInstanceConfigArgs(
+            enable_secure_boot=cfg.gcp.secure_boot,
+            enable_vtpm=True,
+            enable_integrity_monitoring=True,
+        ),
+        service_account=(
+            compute.InstanceTemplateServiceAccountArgs(email=cfg.gcp.service_account, scopes=SCOPES)
+            if cfg.gcp.service_account
+            else None
+        ),
+        opts=opts,  # templates are immutable: a change makes a new one (name_prefix)
+    )
+    group = compute.InstanceGroupManager(
+        f"{name}-nodes",
+        name=f"{name}-nodes",
+        project=cfg.gcp.project,
+        zone=cfg.zone,
+        base_instance_name=f"{name}-node",
+        versions=[compute.InstanceGroupManagerVersionArgs(instance_template=template.id)],
+        target_size=cfg.nodes,
+        resource_policies=compute.InstanceGroupManagerResourcePoliciesArgs(
+            workload_policy=policy.id
+        ),
+        # never replace running training nodes on a template change: new nodes get the new
+        # template; no surge (reserved capacity has no spare machines)
+        update_policy=compute.InstanceGroupManagerUpdatePolicyArgs(
+            type="OPPORTUNISTIC",
+            minimal_action="REPLACE",
+            max_surge_fixed=0,
+            max_unavailable_fixed=1,
+            replacement_method="RECREATE",
+        ),
+        wait_for_instances=False,
+        opts=opts,
+    )
+    description = group.name.apply(
+        lambda group_name: {
+            "kind": "managed-instance-group",
+            "name": group_name,
+            "count": cfg.nodes,
+            "instanceType": itype.name,
+            "zone": cfg.zone,
+        }
+    )
+    return GcpNodes(policy, description, pulumi.Output.from_input([]))
+
+
+def _instances(
+    cfg: StackConfig,
+    itype: InstanceType,
+    net: GcpNetwork,
+    layout: list[tuple[NicSlot, GcpSubnet]],
+    node_labels: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> GcpNodes:
+    name = cfg.name
+    policy = compute.ResourcePolicy(
+        f"{name}-placement",
+        name=f"{name}-placement",
+        project=cfg.gcp.project,
+        region=cfg.region,
+        group_placement_policy=compute.ResourcePolicyGroupPlacementPolicyArgs(
+            collocation="COLLOCATED", vm_count=cfg.nodes, max_distance=cfg.gcp.max_distance
+        ),
+        description="compact placement: every node of the cluster on one low-latency network",
+        opts=opts,
+    )
+    instances = []
+    for index in range(cfg.nodes):
+        node_name = f"{name}-node-{index:04d}"
+        instances.append(
+            compute.Instance(
+                node_name,
+                name=node_name,
+                zone=cfg.zone,
+                **_common(cfg, net, node_labels),
+                boot_disk=compute.InstanceBootDiskArgs(
+                    auto_delete=True,
+                    initialize_params=compute.InstanceBootDiskInitializeParamsArgs(
+                        image=cfg.gcp.image,
+                        size=cfg.root_volume.size_gib,
+                        type=cfg.gcp.boot_disk_type,
+                    ),
+                ),
+                # no access_configs: no external IP on any NIC
+                network_interfaces=[
+                    compute.InstanceNetworkInterfaceArgs(
+                        subnetwork=sub.subnet.id, nic_type=slot.nic_type
+                    )
+                    for slot, sub in layout
+                ],
+                resource_policies=policy.id,  # a single str in pulumi-gcp 10.x
+                scheduling=compute.InstanceSchedulingArgs(
+                    on_host_maintenance="TERMINATE",
+                    automatic_restart=True,
+                    provisioning_model="STANDARD",
+                ),
+                reservation_affinity=(
+                    compute.InstanceReservationAffinityArgs(
+                        type="SPECIFIC_RESERVATION",
+                        specific_reservation=compute.InstanceReservationAffinitySpecificReservationArgs(
+                            key=RESERVATION_KEY, values=[cfg.capacity.reservation_id]
+                        ),
+                    )
+                    if cfg.capacity.reservation_id
+                    else None
+                ),
+                shielded_instance_config=compute.InstanceShieldedInstanceConfigArgs(
+                    enable_secure_boot=cfg.gcp.secure_boot,
+                    enable_vtpm=True,
+                    enable_integrity_monitoring=True,
+                ),
+                service_account=(
+                    compute.InstanceServiceAccountArgs(email=cfg.gcp.service_account, scopes=SCOPES)
+                    if cfg.gcp.service_account
+                    else None
+                ),
+                opts=opts,
+            )
+        )
+    description = pulumi.Output.all(*[i.name for i in instances]).apply(
+        lambda names: {
+            "kind": "instances",
+            "names": list(names),
+            "count": cfg.nodes,
+            "instanceType": itype.name,
+            "zone": cfg.zone,
+        }
+    )
+    addresses = pulumi.Output.all(
+        *[i.network_interfaces.apply(lambda nics: nics[0].network_ip or "") for i in instances]
+    ).apply(list)
+    return GcpNodes(policy, description, addresses)

@@ -1,0 +1,159 @@
+"""Co-located storage on GCP: Managed Lustre, Parallelstore or Filestore in the nodes' zone.
+
+All three sit in a Google-managed network peered to the host VPC through private service
+access (network.py); each instance waits for that peering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pulumi
+
+from gpufabric.clouds.gcp.network import GcpNetwork
+from gpufabric.config import StackConfig
+from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
+
+StorageOutput = pulumi.Output[dict[str, Any] | None]
+NFS_OPTIONS = "hard,timeo=600,retrans=3,rsize=1048576,wsize=1048576,resvport"
+
+
+def build_storage(
+    cfg: StackConfig, net: GcpNetwork, labels: dict[str, str], parent: pulumi.Resource
+) -> StorageOutput:
+    storage = cfg.storage
+    if net.psa is None:
+        return pulumi.Output.from_input(None)
+    opts = pulumi.ResourceOptions(parent=parent, depends_on=[net.psa])
+    if isinstance(storage, ManagedLustreConfig):
+        return _lustre(cfg, storage, net, labels, opts)
+    if isinstance(storage, ParallelstoreConfig):
+        return _parallelstore(cfg, storage, net, labels, opts)
+    if isinstance(storage, FilestoreConfig):
+        return _filestore(cfg, storage, net, labels, opts)
+    raise ValueError(f"GcpClusterArgs.config.storage: {storage.type} is not a GCP storage type")
+
+
+def _lustre(
+    cfg: StackConfig,
+    lustre: ManagedLustreConfig,
+    net: GcpNetwork,
+    labels: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> StorageOutput:
+    import pulumi_gcp.lustre as gcp_lustre
+
+    instance = gcp_lustre.Instance(
+        f"{cfg.name}-lustre",
+        instance_id=f"{cfg.name}-lustre",
+        project=cfg.gcp.project,
+        location=cfg.zone,
+        filesystem=lustre.filesystem,
+        capacity_gib=str(lustre.capacity_gib),
+        per_unit_storage_throughput=str(lustre.per_unit_storage_throughput),  # a str in this SDK
+        network=net.host.network.id,
+        labels=labels,
+        description=f"gpufabric {cfg.name}: Managed Lustre in {cfg.zone}",
+        opts=opts,
+    )
+
+    def describe(mount_point: str) -> dict[str, Any]:
+        address = mount_point.split("@", 1)[0]
+        return {
+            "type": "managed-lustre",
+            "dnsName": address,
+            "mountName": lustre.filesystem,
+            "mountPoint": lustre.mount_point,
+            "zone": cfg.zone,
+            "mountCommand": f"mount -t lustre {mount_point} {lustre.mount_point}",
+        }
+
+    return instance.mount_point.apply(describe)
+
+
+def _parallelstore(
+    cfg: StackConfig,
+    store: ParallelstoreConfig,
+    net: GcpNetwork,
+    labels: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> StorageOutput:
+    import pulumi_gcp.parallelstore as gcp_parallelstore
+
+    instance = gcp_parallelstore.Instance(
+        f"{cfg.name}-parallelstore",
+        instance_id=f"{cfg.name}-parallelstore",
+        project=cfg.gcp.project,
+        location=cfg.zone,
+        capacity_gib=str(store.capacity_gib),
+        deployment_type=store.deployment_type,
+        network=net.host.network.id,
+        reserved_ip_range=net.psa_range_name,
+        labels=labels,
+        description=f"gpufabric {cfg.name}: Parallelstore in {cfg.zone}",
+        opts=opts,
+    )
+
+    def describe(access_points: Sequence[str]) -> dict[str, Any]:
+        return {
+            "type": "parallelstore",
+            "dnsName": ",".join(access_points),
+            "mountName": "default-pool/default-container",
+            "mountPoint": store.mount_point,
+            "zone": cfg.zone,
+            # daos_agent must list the access points first (the client role does that)
+            "mountCommand": (
+                f"dfuse -m {store.mount_point} --pool default-pool "
+                "--container default-container --multi-user"
+            ),
+        }
+
+    return instance.access_points.apply(describe)
+
+
+def _filestore(
+    cfg: StackConfig,
+    store: FilestoreConfig,
+    net: GcpNetwork,
+    labels: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> StorageOutput:
+    import pulumi_gcp.filestore as gcp_filestore
+
+    instance = gcp_filestore.Instance(
+        f"{cfg.name}-filestore",
+        name=f"{cfg.name}-filestore",
+        project=cfg.gcp.project,
+        location=cfg.zone,
+        tier=store.tier,
+        file_shares=gcp_filestore.InstanceFileSharesArgs(
+            name=store.share_name, capacity_gb=store.capacity_gib
+        ),
+        networks=[
+            gcp_filestore.InstanceNetworkArgs(
+                network=net.host.network.name,
+                modes=["MODE_IPV4"],
+                connect_mode="PRIVATE_SERVICE_ACCESS",
+                reserved_ip_range=net.psa_range_name,
+            )
+        ],
+        labels=labels,
+        description=f"gpufabric {cfg.name}: Filestore {store.tier} in {cfg.zone}",
+        opts=opts,
+    )
+
+    def describe(networks: Sequence[Any]) -> dict[str, Any]:
+        address = (networks[0].ip_addresses or [""])[0] if networks else ""
+        return {
+            "type": "filestore",
+            "dnsName": address,
+            "mountName": store.share_name,
+            "mountPoint": store.mount_point,
+            "zone": cfg.zone,
+            "mountCommand": (
+                f"mount -t nfs -o {NFS_OPTIONS} {address}:/{store.share_name} {store.mount_point}"
+            ),
+        }
+
+    return instance.networks.apply(describe)
