@@ -1,0 +1,92 @@
+"""Filters of the ipsec role: thin wrappers over the gpufabric library (decisions live there)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ansible.errors import AnsibleFilterError
+
+try:
+    from gpufabric.catalog import lookup
+    from gpufabric.errors import UserError
+    from gpufabric.ipsec import capture, certs, offload, proposals, swanctl
+except ImportError as exc:  # the controller must run Ansible from the project's venv
+    raise AnsibleFilterError(
+        f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
+        "project venv (.venv/bin/ansible-playbook)"
+    ) from exc
+
+
+def _user(fn: Any) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            raise AnsibleFilterError(str(exc)) from exc
+
+    wrapped.__name__ = fn.__name__
+    return wrapped
+
+
+@_user
+def catalog_encryption(instance_type: str) -> str:
+    """'native' | 'none' | 'unconfirmed' for an instance type (gpufabric.catalog)."""
+    return lookup(instance_type, key="gpufabric_instance_type").encryption_in_transit
+
+
+@_user
+def proposal_problems(value: str, kind: str) -> list[str]:
+    return proposals.proposal_problems(value, kind)  # type: ignore[arg-type]
+
+
+@_user
+def datapath_plan(facts: dict[str, Any]) -> dict[str, Any]:
+    """facts: datapath, offload, per_cpu, vendor, device, ethtool_k, strongswan, kernel."""
+    plan = offload.plan_datapath(
+        datapath=facts["datapath"],
+        offload=facts["offload"],
+        per_cpu=facts["per_cpu"],
+        model=offload.nic_model(facts.get("vendor", ""), facts.get("device", "")),
+        esp_hw_offload=offload.esp_feature(facts.get("ethtool_k", "")),
+        strongswan=facts["strongswan"],
+        kernel=facts["kernel"],
+    )
+    return {"hw_offload": plan.hw_offload, "per_cpu_sas": plan.per_cpu_sas, "notes": plan.notes}
+
+
+def reissue_reason(cert: str, ca: str, pubkey: str, identity: str, addresses: list[str],
+                   renew_days: int, rotate: bool = False) -> str:  # fmt: skip
+    """'' when the host certificate is still right, else why it must be re-issued."""
+    if rotate:
+        return "rotation requested (ipsec_rotate_certs)"
+    return certs.reissue_reason(cert, ca, pubkey, identity, addresses, int(renew_days)) or ""
+
+
+def missing_peers(list_sas: str, peers: list[str]) -> list[str]:
+    return swanctl.missing_peers(swanctl.parse_list_sas(list_sas), peers)
+
+
+def swanctl_sas(list_sas: str) -> list[dict[str, Any]]:
+    return [
+        {"name": sa.name, "state": sa.state, "remote": sa.remote_addr, "up": sa.up,
+         "children": [c.state for c in sa.children]}
+        for sa in swanctl.parse_list_sas(list_sas)
+    ]  # fmt: skip
+
+
+def capture_verdict(text: str, members: list[str]) -> dict[str, Any]:
+    verdict = capture.classify(text, members)
+    return {"esp": verdict.esp, "ike": verdict.ike, "plaintext": verdict.plaintext}
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Any]:
+        return {
+            "gpufabric_catalog_encryption": catalog_encryption,
+            "gpufabric_ipsec_proposal_problems": proposal_problems,
+            "gpufabric_ipsec_datapath_plan": datapath_plan,
+            "gpufabric_ipsec_reissue_reason": reissue_reason,
+            "gpufabric_ipsec_missing_peers": missing_peers,
+            "gpufabric_swanctl_sas": swanctl_sas,
+            "gpufabric_ipsec_capture_verdict": capture_verdict,
+        }
