@@ -31,8 +31,9 @@ class Resource:
         return f"{self.type} {self.name}"
 
     def handles(self) -> set[str]:
-        """Every string another resource may use to refer to this one."""
-        found = {self.id, self.urn}
+        """Every string another resource may use to refer to this one (offline, the mocks
+        return the logical name as the physical one, so that counts too)."""
+        found = {self.id, self.urn, self.name}
         for key in ("id", "name", "arn", "selfLink"):
             value = self.props.get(key)
             if isinstance(value, str):

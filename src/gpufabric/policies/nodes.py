@@ -42,7 +42,7 @@ AZURE_NIC = "azure-native:network:NetworkInterface"
 GCP_TEMPLATES = (GCP_TEMPLATE, GCP_REGION_TEMPLATE)
 # GPU families beyond the catalog: AWS p*/g*/trn*/dl*, GCP a2/a3/a4/g2, Azure N-series
 _GPU_FAMILY = re.compile(
-    r"^((p\d+[a-z-]*|g\d+[a-z]*|trn\d+[a-z]*|dl\d+[a-z]*)\.[0-9a-z]+"
+    r"^((p|g|trn|dl)\d+[a-z0-9-]*\.[0-9a-z]+"
     r"|(a\d+|a2|g2)-[a-z]+(gpu)?-\d+g|Standard_N[A-Za-z0-9_]+)$"
 )
 

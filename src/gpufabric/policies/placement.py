@@ -3,7 +3,7 @@ placement policy, or an Azure proximity placement group (scale sets: one placeme
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig
 from gpufabric.policies.nodes import (
@@ -54,20 +54,32 @@ def _aws(stack: Stack, node: Node) -> str:
 
 
 def _gcp(stack: Stack, node: Node) -> str:
-    definition = node.definition
-    refs = as_list(definition.props.get("resourcePolicies"))
-    if not refs and definition is not node.resource:
-        refs = as_list(node.resource.props.get("resourcePolicies"))
+    """A COLLOCATED group placement policy on the instance / template, or a HIGH_THROUGHPUT
+    workload policy on the managed instance group (how A3 Ultra / A4 groups are packed)."""
+    refs: list[tuple[Resource, object]] = []
+    for owner in {
+        node.definition.label: node.definition,
+        node.resource.label: node.resource,
+    }.values():
+        for ref in as_list(owner.props.get("resourcePolicies")):
+            refs += [(owner, r) for r in (ref.values() if isinstance(ref, Mapping) else [ref])]
     if not refs:
-        kind = "template" if definition.type in GCP_TEMPLATES else "instance"
-        return f"GPU {kind} {definition.name} has no compact placement resource policy"
-    for ref in refs:
-        policy = stack.resolve(ref, [GCP_POLICY], definition, "resourcePolicies")
+        kind = "template" if node.definition.type in GCP_TEMPLATES else "instance"
+        return f"GPU {kind} {node.definition.name} has no compact placement resource policy"
+    for owner, ref in refs:
+        policy = stack.resolve(ref, [GCP_POLICY], owner, "resourcePolicies")
         if policy is None:
-            return ""  # an existing policy outside this stack
+            if isinstance(ref, str) and ref:
+                return ""  # an existing policy outside this stack: not readable here
+            continue
         if dig(policy.props, "groupPlacementPolicy", "collocation") == "COLLOCATED":
             return ""
-    return "no resource policy of the GPU nodes has groupPlacementPolicy.collocation COLLOCATED"
+        if dig(policy.props, "workloadPolicy", "type") == "HIGH_THROUGHPUT":
+            return ""
+    return (
+        "no resource policy of the GPU nodes is compact (groupPlacementPolicy.collocation "
+        "COLLOCATED, or a HIGH_THROUGHPUT workload policy on the group)"
+    )
 
 
 def _azure(stack: Stack, node: Node) -> str:
