@@ -140,3 +140,16 @@ def test_missing_system_packages_are_named(cli_lab: str, tmp_path: Path) -> None
                                    "netcat-openbsd, systemd-container; `make lab-deps` "
                                    "installs them")
     assert leftovers(cli_lab) == []
+
+
+def test_failed_start_removes_what_it_made(cli_lab: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufabric.errors import UserError
+    from gpufabric.lab import hosts, lab
+
+    def no_boot(*_args: object) -> str:
+        raise UserError("lab host h2 did not finish booting in time")
+
+    monkeypatch.setattr(hosts, "wait_booted", no_boot)  # after mounts, namespaces, nspawns
+    with pytest.raises(UserError, match="did not finish booting"):
+        lab.up(cli_lab, 2, 1, None)
+    assert leftovers(cli_lab) == []

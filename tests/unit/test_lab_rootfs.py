@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpufabric.errors import UserError
@@ -84,3 +86,24 @@ def test_no_mirror_for_the_suite() -> None:
     srcs = parse_apt_sources({"/etc/apt/sources.list": "deb http://m.example/debian trixie main\n"})
     with pytest.raises(UserError, match="no 'bookworm' entry"):
         mirror_for(srcs, "bookworm")
+
+
+def test_cached_base_is_reused_and_a_new_list_builds(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    monkeypatch.setenv("GPUFABRIC_LAB_CACHE", str(tmp_path))
+    built: list[str] = []
+
+    def fake_build(final: Path, pkgs: rootfs.PackageList, log: Path) -> None:
+        built.append(pkgs.key())
+        (final / "rootfs").mkdir(parents=True)
+        (final / "manifest.json").write_text("{}")
+
+    monkeypatch.setattr(rootfs, "_build", fake_build)
+    pkgs = load_packages(LIST)
+    first = rootfs.ensure_rootfs(tmp_path / "log", pkgs)
+    again = rootfs.ensure_rootfs(tmp_path / "log", pkgs)
+    assert first == again == tmp_path / pkgs.key() / "rootfs"
+    assert built == [pkgs.key()]  # built once, then reused
+    other = load_packages(LIST + "  - {name: ethtool, why: x}\n")
+    assert rootfs.ensure_rootfs(tmp_path / "log", other) != first
+    assert built == [pkgs.key(), other.key()]
