@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -229,6 +231,8 @@ def score(
     dp: DpOpt = None,
     pp: PpOpt = 1,
     gpus_per_node: GpnOpt = 8,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON")] = False,
+    output: OutputOpt = None,
 ) -> None:
     """Score rank orders: leaves touched, cross-leaf ring edges, spine bytes vs lower bounds."""
     topology = load(source, input_path, names)
@@ -240,6 +244,16 @@ def score(
     }
     if order_file is not None:
         orders[str(order_file)] = _read_order(order_file, topology)
+    scored = {k: score_order(topology, v, parallelism, message_bytes) for k, v in orders.items()}
+    if as_json:
+        doc = {
+            "nodes": len(topology.hosts),
+            "leaves": len(topology.leaves()),
+            "scores": [asdict(s) for s in scored["topology"]],
+            "orders": {k: [asdict(s) for s in v] for k, v in scored.items()},
+        }
+        _write(json.dumps(doc, indent=2) + "\n", output)
+        return
     table = Table(title=f"{len(topology.hosts)} nodes, {len(topology.leaves())} leaves")
     for column in (
         "order",
@@ -252,9 +266,11 @@ def score(
         "bound",
     ):
         table.add_column(column, justify="left" if column in ("order", "group") else "right")
-    for label, ranked in orders.items():
-        for s in score_order(topology, ranked, parallelism, message_bytes):
+    for label, scores in scored.items():
+        for s in scores:
             table.add_row(label, *_cells(s))
+    if output is not None:
+        raise UserError("--output needs --json for score")
     Console(width=160).print(table)
 
 
