@@ -7,15 +7,20 @@ Exit codes: 0 ok, 1 a gate failed (or a tuner file broke the example tuner's rul
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from gpufabric.catalog import lookup
+from gpufabric.errors import UserError
 from gpufabric.nccl.gate import GateReport, gate, human_bytes
 from gpufabric.nccl.parse import capture_to_dict, parse_file
+from gpufabric.nccl.sweep import plan_sweep
 from gpufabric.nccl.transport import transport
+from gpufabric.nccl.tune import PlaybookRunner, RecordedRunner, TuneResult, pick, run_sweep
+from gpufabric.nccl.tunerconf import errors, validate
 
 app = typer.Typer(
     help="Parse, gate, tune and report NCCL benchmarks (nccl-tests + NCCL_DEBUG=INFO logs).",
@@ -107,4 +112,127 @@ def gate_cmd(
     else:
         _print_report(report)
     if not report.passed:
+        raise typer.Exit(1)
+
+
+tune_app = typer.Typer(
+    help="Sweep NCCL settings per message size and write nccl.conf + tuner CSV.",
+    no_args_is_help=True,
+)
+app.add_typer(tune_app, name="tune")
+
+TuneCollectives = Annotated[
+    list[str] | None,
+    typer.Option("--collective", "-c", help="Collective to tune (repeat); default: sweep.yaml"),
+]
+
+
+@tune_app.command("plan")
+def tune_plan_cmd(
+    instance_type: InstanceTypeOpt,
+    nodes: Annotated[int, typer.Option("--nodes", "-n", help="Nodes to tune for")],
+    collectives: TuneCollectives = None,
+    as_json: AsJson = False,
+) -> None:
+    """List the trials worth running (file names for recorded results) and what was pruned."""
+    plan = plan_sweep(instance_type, nodes, collectives)
+    if as_json:
+        typer.echo(json.dumps(asdict(plan), indent=2))
+        return
+    typer.echo(
+        f"{len(plan.trials)} trials, ~{plan.sizes_measured()} message sizes, for "
+        f"{instance_type} x {nodes} ({plan.net_devices} NCCL net devices per node)"
+    )
+    for trial in plan.trials:
+        env = " ".join(f"{k}={v}" for k, v in trial.env)
+        typer.echo(f"  {trial.id}.txt  -b {trial.min_bytes} -e {trial.max_bytes}  {env}")
+    typer.echo("pruned (trial, bucket) points:")
+    for reason, count in sorted(plan.pruned.items(), key=lambda x: -x[1]):
+        typer.echo(f"  {count:4}  {reason}")
+
+
+def _write_tune(result: TuneResult, out: Path, as_json: bool) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "nccl.conf").write_text(result.nccl_conf())
+    tuner = result.tuner_conf()
+    (out / "nccl_tuner.conf").write_text(tuner)
+    (out / "tune.json").write_text(json.dumps(asdict(result), indent=2))
+    problems = validate(tuner, result.nodes, result.ranks)
+    if as_json:
+        typer.echo((out / "tune.json").read_text())
+    else:
+        typer.echo(f"{'collective':15} {'bucket':10} {'choice':22} gain vs NCCL default")
+        for p in result.picks:
+            typer.echo(f"{p.collective:15} {p.bucket:10} {p.choice.label():22} {p.gain:+.1%}")
+        for label, gain in sorted(result.global_gains.items()):
+            kept = (
+                " (kept)"
+                if label == ",".join(f"{k}={v}" for k, v in sorted(result.global_env.items()))
+                else ""
+            )
+            typer.echo(f"global {label}: {gain:+.1%}{kept}")
+        for line in result.regressions:
+            typer.echo(f"WARN {line}")
+        typer.echo(f"wrote {out / 'nccl.conf'}, {out / 'nccl_tuner.conf'}, {out / 'tune.json'}")
+    for problem in problems:
+        typer.echo(f"tuner file {problem.text()}", err=True)
+    if errors(problems):
+        raise typer.Exit(1)
+
+
+OutDir = Annotated[Path, typer.Option("--out", "-o", help="Where to write the results")]
+
+
+@tune_app.command("pick")
+def tune_pick_cmd(
+    results: Annotated[Path, typer.Argument(help="Directory of recorded outputs <trial>.txt")],
+    instance_type: InstanceTypeOpt,
+    nodes: Annotated[int, typer.Option("--nodes", "-n", help="Nodes the results were taken on")],
+    out: OutDir = Path("nccl-tune"),
+    collectives: TuneCollectives = None,
+    as_json: AsJson = False,
+) -> None:
+    """Pick per-bucket settings from recorded trial outputs; write nccl.conf and the tuner CSV."""
+    if not results.is_dir():
+        raise UserError(f"{results}: not a directory of recorded trial outputs")
+    plan = plan_sweep(instance_type, nodes, collectives)
+    _write_tune(pick(plan, run_sweep(plan, RecordedRunner(results))), out, as_json)
+
+
+@tune_app.command("run")
+def tune_run_cmd(
+    inventory: Annotated[str, typer.Option("--inventory", "-i", help="Ansible inventory")],
+    instance_type: InstanceTypeOpt,
+    nodes: Annotated[int, typer.Option("--nodes", "-n", help="Nodes to tune for")],
+    out: OutDir = Path("nccl-tune"),
+    collectives: TuneCollectives = None,
+    as_json: AsJson = False,
+) -> None:
+    """Run every trial through playbooks/benchmark.yml (real GPU nodes), then pick."""
+    plan = plan_sweep(instance_type, nodes, collectives)
+    runner = PlaybookRunner(inventory, out / "trials")
+    (out / "trials").mkdir(parents=True, exist_ok=True)
+    _write_tune(pick(plan, run_sweep(plan, runner)), out, as_json)
+
+
+@app.command("tuner-check")
+def tuner_check_cmd(
+    file: Annotated[Path, typer.Argument(help="NCCL example tuner config (CSV)")],
+    nodes: Annotated[int, typer.Option("--nodes", help="Check coverage for this nNodes")] = -1,
+    ranks: Annotated[int, typer.Option("--ranks", help="Check coverage for this nRanks")] = -1,
+    plugin_rules_only: Annotated[
+        bool, typer.Option("--plugin-rules-only", help="Skip the channel-caveat coverage rules")
+    ] = False,
+) -> None:
+    """Validate a tuner CSV against the example tuner's rules; exit 1 on errors."""
+    try:
+        text = file.read_text()
+    except OSError as exc:
+        raise UserError(f"{file}: cannot read ({exc.strerror or exc})") from exc
+    problems = validate(text, nodes, ranks, caveat=not plugin_rules_only)
+    for problem in problems:
+        typer.echo(problem.text())
+    bad = errors(problems)
+    typer.echo(f"{file}: {len(bad)} errors, {len(problems) - len(bad)} warnings")
+    if bad:
         raise typer.Exit(1)

@@ -9,30 +9,15 @@ Numbers come from the catalog (line rates) and thresholds.yaml (efficiencies), n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
 
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.ceilings import ceiling, infer_ranks
+from gpufabric.nccl.gate_fabric import Verdict, fabric_verdicts, merge_debug
 from gpufabric.nccl.model import Capture, DebugInfo, TestsResult
 from gpufabric.nccl.thresholds import Thresholds, thresholds
 from gpufabric.nccl.transport import transport
-
-Status = Literal["pass", "warn", "fail"]
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    check: str  # complete | correctness | bandwidth | transport | nics | gdr | nccl-warn | debug
-    status: Status
-    subject: str  # the file (or "fabric" for what the merged NCCL logs say)
-    message: str  # one line
-
-    def line(self) -> str:
-        return f"{self.status.upper():4} {self.check:11} {self.subject}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -55,51 +40,6 @@ def human_bytes(size: int) -> str:
         if size >= scale and size % scale == 0:
             return f"{size // scale} {unit}"
     return f"{size} B"
-
-
-def _first(values: list[T]) -> T | None:
-    return next((v for v in values if v), None)
-
-
-def _union(groups: list[tuple[T, ...]]) -> tuple[T, ...]:
-    seen: dict[T, None] = {}
-    for group in groups:
-        for item in group:
-            seen.setdefault(item, None)
-    return tuple(seen)
-
-
-def merge_debug(captures: list[Capture]) -> DebugInfo:
-    """One DebugInfo for the whole run: first non-empty value of each field, unions of lists."""
-    infos = [c.debug for c in captures if c.debug.seen]
-    if not infos:
-        return DebugInfo()
-    env: dict[str, str] = {}
-    for info in infos:
-        env.update(info.env)
-    gdrs = [i.gdr for i in infos if i.gdr is not None]
-    nics = _union([i.net_nics_used for i in infos])
-    return DebugInfo(
-        nccl_version=_first([i.nccl_version for i in infos]),
-        net_plugin=_first([i.net_plugin for i in infos]),
-        network=_first([i.network for i in infos]),
-        net_devices_kind=_first([i.net_devices_kind for i in infos]),
-        net_devices=_first([i.net_devices for i in infos]) or (),
-        ofi_provider=_first([i.ofi_provider for i in infos]),
-        ofi_nics_found=_first([i.ofi_nics_found for i in infos]),
-        channel_paths=_union([i.channel_paths for i in infos]),
-        net_nics_used=tuple(sorted(nics, key=int)),
-        gdr=any(gdrs) if gdrs else None,
-        coll_channels=_first([i.coll_channels for i in infos]),
-        ring_channels=_first([i.ring_channels for i in infos]),
-        n_ranks=_first([i.n_ranks for i in infos]),
-        n_nodes=_first([i.n_nodes for i in infos]),
-        tuner=_first([i.tuner for i in infos]),
-        env=env,
-        bootstrap=_first([i.bootstrap for i in infos]),
-        warnings=_union([i.warnings for i in infos]),
-        info_lines=sum(i.info_lines for i in infos),
-    )
 
 
 def resolve_nodes(
@@ -319,164 +259,6 @@ def _bandwidth(
     return out, peak
 
 
-def _expected_devices(facts: InstanceType, limits: Thresholds) -> int:
-    override = limits.instances.get(facts.name)
-    if override is not None and override.net_devices is not None:
-        return override.net_devices
-    rule = limits.fabrics[facts.fabric]
-    if rule.net_devices == "min_nics_gpus":
-        return min(facts.fabric_nics, facts.gpu.count)
-    return facts.fabric_nics
-
-
-def _fabric(
-    debug: DebugInfo, facts: InstanceType, nodes: int | None, limits: Thresholds
-) -> list[Verdict]:
-    subject = "fabric"
-    if not debug.seen:
-        return [
-            Verdict(
-                "debug",
-                "warn",
-                subject,
-                "no NCCL_DEBUG=INFO lines: transport and NIC use not checked "
-                "(run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET)",
-            )
-        ]
-    out: list[Verdict] = []
-    rule = limits.fabrics.get(facts.fabric)
-    found = transport(debug)
-    devices = ", ".join(d.name for d in debug.net_devices) or None
-    where = f" on {devices}" if devices else ""
-    if rule is None:
-        out.append(
-            Verdict(
-                "transport",
-                "warn",
-                subject,
-                f"no rule for fabric {facts.fabric!r} in thresholds.yaml",
-            )
-        )
-    elif found in limits.socket_fallbacks:
-        name = "libfabric tcp provider" if found == "ofi-tcp" else "NET/Socket"
-        out.append(
-            Verdict(
-                "transport",
-                "fail",
-                subject,
-                f"socket fallback: NCCL used TCP sockets ({name}{where}) on "
-                f"{facts.name}, whose fabric is {facts.fabric}; expected {rule.expect}",
-            )
-        )
-    elif found is None:
-        if nodes == 1 and not any(p.startswith("NET/") for p in debug.channel_paths):
-            out.append(
-                Verdict("transport", "pass", subject, "single node: no inter-node transport needed")
-            )
-        else:
-            out.append(
-                Verdict(
-                    "transport",
-                    "warn",
-                    subject,
-                    "the log does not name the network NCCL used "
-                    "(need the 'NET/...' / 'Using network' INFO lines)",
-                )
-            )
-    elif found not in rule.transports:
-        out.append(
-            Verdict(
-                "transport",
-                "fail",
-                subject,
-                f"NCCL used {found}{where} but {facts.name}'s fabric is "
-                f"{facts.fabric}; expected {rule.expect}",
-            )
-        )
-    else:
-        plugin = f", plugin {debug.net_plugin}" if debug.net_plugin else ""
-        out.append(Verdict("transport", "pass", subject, f"NCCL used {found}{plugin}{where}"))
-    if rule is not None and found in rule.transports:
-        out.extend(_nics(debug, facts, limits))
-        if rule.require_gdr and debug.gdr is False:
-            out.append(
-                Verdict(
-                    "gdr",
-                    "fail",
-                    subject,
-                    "NET channels without GDRDMA: GPUDirect RDMA is off "
-                    "(check nvidia-peermem / dmabuf and NCCL_NET_GDR_LEVEL)",
-                )
-            )
-        elif rule.require_gdr and debug.gdr:
-            out.append(Verdict("gdr", "pass", subject, "GPUDirect RDMA (GDRDMA) on NET channels"))
-    out.extend(_warnings(debug, limits))
-    return out
-
-
-def _nics(debug: DebugInfo, facts: InstanceType, limits: Thresholds) -> list[Verdict]:
-    subject = "fabric"
-    expected = _expected_devices(facts, limits)
-    present = f"{facts.fabric_nics} x {facts.fabric_nic_gbps}G"
-    if debug.net_nics_used:
-        used = len(debug.net_nics_used)
-        what = f"NET channels use NIC {', '.join(debug.net_nics_used)}"
-    elif debug.net_devices:
-        fabric_devices = [
-            d for d in debug.net_devices if d.link in ("IB", "RoCE") or d.link is None
-        ]
-        used = len(fabric_devices)
-        what = "NCCL lists " + ", ".join(d.name for d in fabric_devices)
-    elif debug.ofi_nics_found is not None:
-        used = debug.ofi_nics_found
-        what = f"aws-ofi-nccl found {used} NICs"
-    else:
-        return [
-            Verdict(
-                "nics",
-                "warn",
-                subject,
-                "the log lists no NET devices or NET channels: NIC use not checked",
-            )
-        ]
-    out: list[Verdict] = []
-    if used < expected:
-        out.append(
-            Verdict(
-                "nics",
-                "fail",
-                subject,
-                f"{what}: {used} of the {expected} NCCL net devices expected on "
-                f"{facts.name} ({present})",
-            )
-        )
-    else:
-        out.append(Verdict("nics", "pass", subject, f"{what} ({used}/{expected} expected)"))
-    links = {d.link for d in debug.net_devices if d.link}
-    if facts.fabric == "infiniband" and links == {"IB", "RoCE"}:
-        extra = ", ".join(d.name for d in debug.net_devices if d.link == "RoCE")
-        out.append(
-            Verdict(
-                "nics",
-                "warn",
-                subject,
-                f"RoCE device {extra} listed among the IB HCAs: exclude it with NCCL_IB_HCA",
-            )
-        )
-    return out
-
-
-def _warnings(debug: DebugInfo, limits: Thresholds) -> list[Verdict]:
-    fatal = [re.compile(p, re.I) for p in limits.fatal_warnings]
-    out: list[Verdict] = []
-    for msg in debug.warnings:
-        status: Status = "fail" if any(p.search(msg) for p in fatal) else "warn"
-        out.append(Verdict("nccl-warn", status, "fabric", f"NCCL WARN {msg}"))
-        if status == "fail":
-            break
-    return out
-
-
 def gate(
     captures: list[Capture],
     instance_type: str,
@@ -508,5 +290,5 @@ def gate(
                 peaks[result.collective] = max(peak, peaks.get(result.collective, 0.0))
     if first_nodes is None:
         first_nodes, _ = resolve_nodes(None, None, debug, facts.gpu.count)
-    verdicts += _fabric(debug, facts, first_nodes, limits)
+    verdicts += fabric_verdicts(debug, facts, first_nodes, limits)
     return GateReport(instance_type, first_nodes, transport(debug), tuple(verdicts), strict, peaks)

@@ -9,6 +9,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpufabric.catalog import InstanceType
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -66,3 +68,15 @@ def thresholds() -> Thresholds:
     """The packaged thresholds.yaml (a broken file is a bug in the repo: it raises)."""
     text = resources.files("gpufabric.nccl").joinpath("thresholds.yaml").read_text()
     return parse_thresholds(text)
+
+
+def expected_net_devices(facts: InstanceType, limits: Thresholds | None = None) -> int:
+    """How many net devices NCCL should list / use on one node of `facts`."""
+    limits = limits or thresholds()
+    override = limits.instances.get(facts.name)
+    if override is not None and override.net_devices is not None:
+        return override.net_devices
+    rule = limits.fabrics.get(facts.fabric)
+    if rule is not None and rule.net_devices == "min_nics_gpus":
+        return min(facts.fabric_nics, facts.gpu.count)
+    return facts.fabric_nics

@@ -1,0 +1,297 @@
+"""Run a sweep (through a Runner), pick per message-size bucket, write the settings.
+
+- per-size choices (algorithm, protocol, channels) -> the example tuner plugin's CSV
+- global settings (NCCL_BUFFSIZE, plugin settings) -> /etc/nccl.conf lines
+- gains are measured against the NCCL-default trial of the same run, per bucket, as the
+  geometric mean of time(default) / time(choice) over the sizes both measured (times are
+  printed with more digits than busbw at small sizes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from gpufabric.errors import UserError
+from gpufabric.nccl.model import Capture, TestsResult
+from gpufabric.nccl.parse import parse_file
+from gpufabric.nccl.sweep import Bucket, Choice, Plan, Trial, sweep_space
+from gpufabric.nccl.tunerconf import COLLECTIVES, FROM_TESTS, SIZE_MAX, TunerRule, render
+
+
+class Runner(Protocol):
+    """Runs one trial and returns what nccl-tests printed, parsed."""
+
+    def run(self, trial: Trial) -> Capture: ...
+
+
+class RecordedRunner:
+    """Replays recorded outputs: <dir>/<trial.id>.txt (or .json). For tests and re-picks."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def run(self, trial: Trial) -> Capture:
+        for suffix in (".txt", ".json"):
+            path = self.directory / f"{trial.id}{suffix}"
+            if path.exists():
+                return parse_file(path, trial.collective)
+        raise UserError(
+            f"{self.directory}: no recorded output for trial {trial.id} "
+            f"({trial.id}.txt); run `gpufabric nccl tune plan` for the list"
+        )
+
+
+class PlaybookRunner:
+    """Runs a trial with playbooks/benchmark.yml and reads the output it fetched back."""
+
+    def __init__(
+        self,
+        inventory: str,
+        out_dir: Path,
+        playbook: str = "playbooks/benchmark.yml",
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self.inventory = inventory
+        self.out_dir = out_dir
+        self.playbook = playbook
+        self.extra = extra or {}
+
+    def command(self, trial: Trial) -> list[str]:
+        variables: dict[str, Any] = {
+            "nccl_tests_collectives": [trial.collective],
+            "nccl_tests_min_bytes": trial.min_bytes,
+            "nccl_tests_max_bytes": trial.max_bytes,
+            "nccl_tests_extra_env": trial.env_dict,
+            "nccl_tests_results_dir": str(self.out_dir / trial.id),
+            "nccl_tests_gate": False,
+            **self.extra,
+        }
+        return [
+            "ansible-playbook",
+            "-i",
+            self.inventory,
+            self.playbook,
+            "-e",
+            json.dumps(variables, sort_keys=True),
+        ]
+
+    def run(self, trial: Trial) -> Capture:
+        proc = subprocess.run(self.command(trial), check=False)
+        if proc.returncode != 0:
+            raise UserError(
+                f"benchmark playbook failed for trial {trial.id} (rc {proc.returncode})"
+            )
+        out = self.out_dir / trial.id / f"{trial.collective}.txt"
+        capture = parse_file(out, trial.collective)
+        (self.out_dir / f"{trial.id}.txt").write_text(out.read_text())  # replayable record
+        return capture
+
+
+def run_sweep(plan: Plan, runner: Runner) -> dict[str, Capture]:
+    return {trial.id: runner.run(trial) for trial in plan.trials}
+
+
+def _times(result: TestsResult, bucket: Bucket) -> dict[int, float]:
+    return {
+        row.size: row.out_of_place.time_us
+        for row in result.rows
+        if row.size > 0
+        and bucket.holds(row.size)
+        and row.out_of_place is not None
+        and row.out_of_place.time_us > 0
+    }
+
+
+def speedup(base: TestsResult, cand: TestsResult, bucket: Bucket) -> float | None:
+    """Geometric mean of time(base)/time(cand) over sizes both measured in `bucket`."""
+    tb, tc = _times(base, bucket), _times(cand, bucket)
+    common = sorted(set(tb) & set(tc))
+    if not common:
+        return None
+    return math.exp(sum(math.log(tb[s] / tc[s]) for s in common) / len(common))
+
+
+@dataclass(frozen=True)
+class BucketPick:
+    collective: str
+    bucket: str
+    choice: Choice
+    gain: float  # speedup - 1 over NCCL's default; negative: the default was faster
+    candidates: int
+
+
+@dataclass
+class TuneResult:
+    instance_type: str
+    nodes: int
+    ranks: int
+    picks: list[BucketPick]
+    global_env: dict[str, str]
+    global_gains: dict[str, float]  # candidate label -> gain (geomean, large buckets)
+    default_channels: int
+    rules: list[TunerRule] = field(default_factory=list)
+    curves: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)
+    regressions: list[str] = field(default_factory=list)
+
+    def nccl_conf(self) -> str:
+        lines = [
+            f"# /etc/nccl.conf: global NCCL settings chosen by `gpufabric nccl tune` for "
+            f"{self.instance_type} x {self.nodes} nodes (VAR=value; the environment wins)."
+        ]
+        lines += [
+            f"# {label}: {gain:+.1%} vs NCCL defaults"
+            for label, gain in sorted(self.global_gains.items())
+        ]
+        lines += [f"{k}={v}" for k, v in sorted(self.global_env.items())]
+        return "\n".join(lines) + "\n"
+
+    def tuner_conf(self) -> str:
+        comments = [
+            f"NCCL example tuner config written by `gpufabric nccl tune` for {self.instance_type} "
+            f"x {self.nodes} nodes ({self.ranks} ranks).",
+            "Load: NCCL_TUNER_PLUGIN=<path>/libnccl-tuner-example.so NCCL_TUNER_CONFIG_FILE=<this>.",
+            "Every line sets channels explicitly and every collective is covered over all sizes:",
+            "the example tuner caps unmatched collectives at 1 channel (cloud-facts.md F.3).",
+            "Tuned lines first (this scale), then the same choices for any scale, then a ring/simple",
+            f"catch-all at NCCL's default {self.default_channels} channels for untuned collectives.",
+        ]
+        return render(self.rules, comments)
+
+
+def _label(env: tuple[tuple[str, str], ...]) -> str:
+    return ",".join(f"{k}={v}" for k, v in env)
+
+
+def _result(captures: dict[str, Capture], trial: Trial) -> TestsResult:
+    capture = captures[trial.id]
+    if not capture.results or not capture.results[0].rows:
+        raise UserError(f"trial {trial.id}: output has no nccl-tests rows")
+    return capture.results[0]
+
+
+def _default_channels(plan: Plan, captures: dict[str, Capture]) -> int:
+    for trial in plan.trials:
+        if trial.stage == "default" and trial.id in captures:
+            channels = captures[trial.id].debug.channels
+            if channels:
+                return channels
+    return max(2, plan.net_devices)  # at least one channel per NIC; logged in the file header
+
+
+def _rules(picks: list[BucketPick], plan: Plan, default_channels: int) -> list[TunerRule]:
+    by_coll: dict[str, list[tuple[Bucket, Choice]]] = {}
+    bucket_of = {b.name: b for b in plan.buckets}
+    for p in picks:
+        by_coll.setdefault(p.collective, []).append((bucket_of[p.bucket], p.choice))
+    ranks = plan.nodes * plan.gpus_per_node
+    scoped: list[TunerRule] = []
+    for coll, spans in by_coll.items():
+        merged: list[tuple[int, int, Choice]] = []
+        for bucket, choice in sorted(spans, key=lambda s: s[0].min):
+            if merged and merged[-1][2] == choice and merged[-1][1] + 1 == bucket.min:
+                merged[-1] = (merged[-1][0], bucket.max, choice)
+            else:
+                merged.append((bucket.min, bucket.max, choice))
+        name = FROM_TESTS[coll]
+        for lo, hi, c in merged:
+            scoped.append(
+                TunerRule(name, lo, hi, c.algorithm, c.protocol, c.channels, plan.nodes, ranks)
+            )
+    anywhere = [
+        TunerRule(r.collective, r.min_bytes, r.max_bytes, r.algorithm, r.protocol, r.channels)
+        for r in scoped
+    ]
+    catch_all = [TunerRule(c, 0, SIZE_MAX, "ring", "simple", default_channels) for c in COLLECTIVES]
+    return scoped + anywhere + catch_all
+
+
+def pick(
+    plan: Plan, captures: dict[str, Capture], space: dict[str, Any] | None = None
+) -> TuneResult:
+    """Best choice per (collective, bucket), best global settings, and the gains over defaults."""
+    space = space or sweep_space()
+    defaults = {t.collective: _result(captures, t) for t in plan.trials if t.stage == "default"}
+    picks: list[BucketPick] = []
+    curves: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    regressions: list[str] = []
+    for coll in plan.collectives:
+        base = defaults[coll]
+        tuned_curve: list[tuple[int, float]] = []
+        for bucket in plan.buckets:
+            scored = []
+            for t in plan.trials:
+                if t.collective == coll and t.stage == "choice" and t.choice is not None:
+                    s = speedup(base, _result(captures, t), bucket)
+                    if s is not None:
+                        scored.append((s, t))
+            if not scored:
+                continue
+            best, trial = max(scored, key=lambda x: x[0])
+            assert trial.choice is not None
+            picks.append(BucketPick(coll, bucket.name, trial.choice, best - 1, len(scored)))
+            if best - 1 < -float(space["max_regression"]):
+                regressions.append(
+                    f"{coll} {bucket.name}: best explicit choice "
+                    f"{trial.choice.label()} is {1 - best:.1%} slower than default"
+                )
+            tuned_curve += [
+                (r.size, r.best_busbw())
+                for r in _result(captures, trial).rows
+                if bucket.holds(r.size) and r.size > 0
+            ]
+        curves[coll] = {
+            "default": [(r.size, r.best_busbw()) for r in base.rows if r.size > 0],
+            "tuned": sorted(tuned_curve),
+        }
+    global_env, global_gains = _pick_globals(plan, captures, defaults, space)
+    channels = _default_channels(plan, captures)
+    result = TuneResult(
+        plan.instance_type,
+        plan.nodes,
+        plan.nodes * plan.gpus_per_node,
+        picks,
+        global_env,
+        global_gains,
+        channels,
+        curves=curves,
+        regressions=regressions,
+    )
+    result.rules = _rules(picks, plan, channels)
+    return result
+
+
+def _pick_globals(
+    plan: Plan,
+    captures: dict[str, Capture],
+    defaults: dict[str, TestsResult],
+    space: dict[str, Any],
+) -> tuple[dict[str, str], dict[str, float]]:
+    by_env: dict[tuple[tuple[str, str], ...], list[Trial]] = {}
+    for t in plan.trials:
+        if t.stage == "global":
+            by_env.setdefault(t.env, []).append(t)
+    large = [b for b in plan.buckets if b.min >= 1 << 20]
+    gains: dict[str, float] = {}
+    best_env: dict[str, str] = {}
+    best_gain = float(space["min_gain"])
+    for env, trials in by_env.items():
+        logs: list[float] = []
+        worst = 0.0
+        for t in trials:
+            for b in large:
+                s = speedup(defaults[t.collective], _result(captures, t), b)
+                if s is not None:
+                    logs.append(math.log(s))
+                    worst = min(worst, s - 1)
+        if not logs:
+            continue
+        gain = math.exp(sum(logs) / len(logs)) - 1
+        gains[_label(env)] = gain
+        if gain >= best_gain and worst >= -float(space["max_regression"]):
+            best_env, best_gain = dict(env), gain
+    return best_env, gains

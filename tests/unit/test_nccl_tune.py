@@ -1,0 +1,194 @@
+"""Sweep planner pruning, and picking from recorded results.
+
+The recorded results are SYNTHETIC: nccl-tests text tables written by `write_table` from a
+small latency/bandwidth model (`model_time`), so the test knows which choice must win in each
+bucket. They exercise the planner, the runner interface, the picker and the writers; they say
+nothing about real NCCL performance.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpufabric.errors import UserError
+from gpufabric.nccl.parse import parse_file
+from gpufabric.nccl.sweep import Trial, plan_sweep
+from gpufabric.nccl.tune import PlaybookRunner, RecordedRunner, pick, run_sweep
+from gpufabric.nccl.tunerconf import errors, validate
+
+FACTOR = {
+    "all_reduce": 2 * 15 / 16,
+    "all_gather": 15 / 16,
+    "reduce_scatter": 15 / 16,
+    "alltoall": 15 / 16,
+    "sendrecv": 1.0,
+}
+
+
+def model_time(size: int, trial: Trial) -> float:
+    """Microseconds. Default: 20 us + size / 300 GB/s. tree/LL wins small, ring/simple/16 large."""
+    lat, bw = 20.0, 300e9
+    c = trial.choice
+    if c is not None:
+        lat = {"ll": 12.0, "ll128": 16.0, "simple": 25.0}[c.protocol] + (
+            2.0 if c.algorithm == "ring" else 0
+        )
+        bw = {"ll": 100e9, "ll128": 250e9, "simple": 320e9}[c.protocol]
+        bw *= min(c.channels, 16) / 16
+    env = trial.env_dict
+    if env.get("NCCL_BUFFSIZE") == "8388608":
+        bw *= 1.08  # a global setting that helps
+    if "NCCL_NCHANNELS_PER_NET_PEER" in env:
+        bw *= 0.9  # one that hurts
+    return lat + size / bw * 1e6
+
+
+def write_table(trial: Trial) -> str:
+    lines = [
+        f"# nThread 1 nGpus 1 minBytes {trial.min_bytes} maxBytes {trial.max_bytes} step: "
+        "2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+        "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong",
+    ]
+    size = trial.min_bytes
+    while size <= trial.max_bytes:
+        t = model_time(size, trial)
+        alg = size / t / 1e3
+        bus = alg * FACTOR[trial.collective]
+        lines.append(
+            f"{size} {size // 4} float sum -1 {t:.2f} {alg:.2f} {bus:.2f} 0 "
+            f"{t:.2f} {alg:.2f} {bus:.2f} 0"
+        )
+        size *= 2
+    lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 1.0", "#"]
+    if trial.stage == "default":
+        lines.insert(
+            0, "h:1:1 [0] NCCL INFO 16 coll channels, 16 p2p channels, 2 p2p channels per peer"
+        )
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture()
+def recorded(tmp_path: Path):
+    plan = plan_sweep("p5.48xlarge", 2)
+    for trial in plan.trials:
+        (tmp_path / f"{trial.id}.txt").write_text(write_table(trial))
+    return plan, tmp_path
+
+
+def test_plan_prunes_what_cannot_win() -> None:
+    plan = plan_sweep("p4d.24xlarge", 1)
+    ids = [t.id for t in plan.trials]
+    assert not any(".tree-" in i or ".nvls" in i or ".collnet" in i or ".pat-" in i for i in ids)
+    assert "nvls needs NVLink SHARP (Hopper or later), not A100" in plan.pruned
+    assert any("more than one node" in r for r in plan.pruned)
+    for t in plan.trials:
+        if t.choice and t.choice.protocol == "ll":
+            assert t.max_bytes < 1 << 20  # LL never swept at >= 1 MiB
+        if t.choice and t.choice.channels < plan.net_devices:
+            assert t.max_bytes < 16 << 20  # too few channels for the NICs: no large sizes
+    assert {t.collective for t in plan.trials} == {
+        "all_reduce",
+        "all_gather",
+        "reduce_scatter",
+        "alltoall",
+        "sendrecv",
+    }
+
+
+def test_plan_on_hopper_two_nodes_keeps_tree_and_nvls() -> None:
+    plan = plan_sweep("p5.48xlarge", 2)
+    ids = {t.id for t in plan.trials}
+    assert "all_reduce.tree-simple-c16" in ids and "all_reduce.nvls_tree-simple-c16" in ids
+    assert "all_gather.nvls-simple-c16" in ids and "all_gather.tree-simple-c16" not in ids
+    assert plan.net_devices == 8  # 32 EFA grouped per GPU by aws-ofi-nccl: min(32, 8)
+    assert any("NCCL_TUNER_PLUGIN" in dict(t.env) for t in plan.trials)  # efa plugin setting
+    assert plan.sizes_measured() > len(plan.trials)
+
+
+def test_plan_bad_input() -> None:
+    with pytest.raises(UserError, match="not tunable"):
+        plan_sweep("p5.48xlarge", 2, ["alltoall"])
+    with pytest.raises(UserError, match="--nodes"):
+        plan_sweep("p5.48xlarge", 0)
+
+
+def test_pick_from_recorded_results(recorded) -> None:
+    plan, directory = recorded
+    result = pick(plan, run_sweep(plan, RecordedRunner(directory)))
+    picks = {(p.collective, p.bucket): p for p in result.picks}
+    small, large = picks[("all_reduce", "<64K")], picks[("all_reduce", ">=256M")]
+    assert small.choice.protocol == "ll" and small.choice.algorithm != "ring"
+    assert small.gain > 0.3  # 20 us -> 12 us latency in the model
+    assert large.choice.channels >= 16  # fewer channels cap bandwidth in the model
+    assert large.choice.protocol == "simple" and 0.05 < large.gain < 0.08  # 320 vs 300 GB/s
+    assert result.global_env == {"NCCL_BUFFSIZE": "8388608"}
+    assert result.global_gains["NCCL_NCHANNELS_PER_NET_PEER=4"] < 0
+    assert result.default_channels == 16  # from the default trial's '16 coll channels'
+    assert "NCCL_BUFFSIZE=8388608" in result.nccl_conf().splitlines()
+    assert result.regressions == []
+    assert result.curves["all_reduce"]["tuned"] and result.curves["all_reduce"]["default"]
+
+
+def test_tuner_file_passes_the_validator_at_the_tuned_and_any_scale(recorded) -> None:
+    plan, directory = recorded
+    result = pick(plan, run_sweep(plan, RecordedRunner(directory)))
+    text = result.tuner_conf()
+    assert errors(validate(text, nodes=2, ranks=16)) == []
+    assert errors(validate(text)) == []  # catch-all lines cover other scales too
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    assert all(int(line.split(",")[5]) > 0 for line in lines)  # explicit channels everywhere
+    assert lines[0].startswith("allreduce,0,") and lines[0].endswith(",2,16")
+
+
+def test_missing_recording_is_a_user_error(tmp_path: Path) -> None:
+    plan = plan_sweep("p5.48xlarge", 2)
+    with pytest.raises(UserError, match="no recorded output"):
+        RecordedRunner(tmp_path).run(plan.trials[0])
+
+
+def test_playbook_runner_command() -> None:
+    trial = plan_sweep("p5.48xlarge", 2).trials[1]
+    cmd = PlaybookRunner("inv.ini", Path("/tmp/out")).command(trial)
+    assert cmd[:4] == ["ansible-playbook", "-i", "inv.ini", "playbooks/benchmark.yml"]
+    variables = json.loads(cmd[-1])
+    assert variables["nccl_tests_collectives"] == [trial.collective]
+    assert variables["nccl_tests_extra_env"]["NCCL_ALGO"] in ("Ring", "Tree", "NVLS", "NVLSTree")
+    assert variables["nccl_tests_gate"] is False
+
+
+def test_synthetic_table_round_trips_through_the_parser(tmp_path: Path) -> None:
+    trial = plan_sweep("p5.48xlarge", 2).trials[0]
+    path = tmp_path / f"{trial.id}.txt"
+    path.write_text(write_table(trial))
+    (result,) = parse_file(path, trial.collective).results
+    assert result.complete and result.rows[0].size == 8 and result.max_size == trial.max_bytes
+
+
+def test_cli_tune_pick_writes_files_and_tuner_check_accepts_them(recorded, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gpufabric.cli.main import app
+
+    _plan, directory = recorded
+    out = tmp_path / "out"
+    runner = CliRunner()
+    res = runner.invoke(
+        app,
+        ["nccl", "tune", "pick", str(directory), "-t", "p5.48xlarge", "-n", "2", "--out", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    assert "all_reduce      <64K" in res.output and "global NCCL_BUFFSIZE=8388608" in res.output
+    assert (out / "nccl.conf").read_text().endswith("NCCL_BUFFSIZE=8388608\n")
+    tuned = json.loads((out / "tune.json").read_text())
+    assert tuned["nodes"] == 2 and tuned["picks"]
+    check = runner.invoke(
+        app, ["nccl", "tuner-check", str(out / "nccl_tuner.conf"), "--nodes", "2", "--ranks", "16"]
+    )
+    assert check.exit_code == 0 and "0 errors" in check.output
+    bad = tmp_path / "bad.conf"
+    bad.write_text("allreduce,0,65536,tree,simple,-1,1,-1\n")
+    check = runner.invoke(app, ["nccl", "tuner-check", str(bad)])
+    assert check.exit_code == 1 and "channel caveat" in check.output
