@@ -40,7 +40,13 @@ def test_p5_efa_srun_prefix_exact_rows() -> None:
     assert result.collective == "all_reduce"
     assert len(result.rows) == 32
     first, last = result.rows[0], result.rows[-1]
-    assert (first.size, first.count, first.dtype, first.redop, first.root) == (8, 2, "float", "sum", -1)
+    assert (first.size, first.count, first.dtype, first.redop, first.root) == (
+        8,
+        2,
+        "float",
+        "sum",
+        -1,
+    )
     assert first.out_of_place == Measurement(69.12, 0.00, 0.00, 0)
     assert last.size == 17179869184
     assert last.out_of_place == Measurement(66132, 259.78, 487.09, 0)
@@ -70,7 +76,13 @@ def test_p5_eks_mpirun_elided() -> None:
     result, _ = one("all_reduce_perf_2x_p5_eks_mpirun_elided.txt")
     assert result.elided
     assert [r.size for r in result.rows] == [
-        0, 67108864, 134217728, 268435456, 536870912, 1073741824, 2147483648,
+        0,
+        67108864,
+        134217728,
+        268435456,
+        536870912,
+        1073741824,
+        2147483648,
     ]
     assert result.rows[0].out_of_place == Measurement(15.51, 0.0, 0.0, 0)  # 0-byte row kept
     assert result.rows[-1].in_place == Measurement(9195.2, 233.54, 437.89, 0)
@@ -113,7 +125,13 @@ def test_gke_a3ultra_gib_header_ranks_hosts_devices_version() -> None:
     assert result.hosts == ("nccl-test-host-1", "nccl-test-host-2")
     r9 = result.ranks[9]
     assert (r9.rank, r9.group, r9.pid, r9.host, r9.device, r9.bus_id, r9.device_name) == (
-        9, 0, 13749, "nccl-test-host-2", 1, "0000:90:00", "NVIDIA H200",
+        9,
+        0,
+        13749,
+        "nccl-test-host-2",
+        1,
+        "0000:90:00",
+        "NVIDIA H200",
     )
     assert result.nccl_version == "2.26.6+cuda12.8"
     assert debug.nccl_version == "2.26.6+cuda12.8"
@@ -241,7 +259,9 @@ def test_ib_device_link_layers() -> None:
 def test_warn_lines_collected() -> None:
     debug = parse_file(DEBUG / "net_ib_azure_completion_error.txt").debug
     assert len(debug.warnings) == 1
-    assert debug.warnings[0].startswith("NET/IB : Got completion from peer 10.2.0.5<33092> with error 12")
+    assert debug.warnings[0].startswith(
+        "NET/IB : Got completion from peer 10.2.0.5<33092> with error 12"
+    )
 
 
 def test_roce_only_device_list_is_roce() -> None:
