@@ -27,6 +27,9 @@ unit: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src infra tests benchmarks
 	$(BIN)/pyright
+	$(BIN)/ruff check plugins roles/fabric_facts/files
+	$(BIN)/yamllint .
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/ansible-lint
 
 test: $(STAMP) lab-deps
 	$(MAKE) lint
