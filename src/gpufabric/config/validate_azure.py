@@ -24,6 +24,7 @@ AMLFS_SUBNET_PREFIX = ((16, 27), (40, 26), (92, 25), (196, 24), (400, 23))
 AMLFS_SUBNET_PREFIX_ABOVE_TABLE = 22
 
 _LOCATION_RE = re.compile(r"^[a-z]+[a-z0-9]*$")
+_TIME_RE = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _CRG_RE = re.compile(
     r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/"
     r"capacityReservationGroups/[^/]+$",
@@ -62,10 +63,13 @@ def check_azure(cfg: StackConfig, itype: InstanceType) -> None:
 
 
 def _check_foreign_sections(cfg: StackConfig) -> None:
-    if "aws" in cfg.model_fields_set:
-        raise ConfigError(
-            "gpufabric:aws", "(set)", f"{cfg.instance_type} is an Azure size: use gpufabric:azure"
-        )
+    for other in ("aws", "gcp"):
+        if other in cfg.model_fields_set:
+            raise ConfigError(
+                f"gpufabric:{other}",
+                "(set)",
+                f"{cfg.instance_type} is an Azure size: use gpufabric:azure",
+            )
 
 
 def _check_location_zone(cfg: StackConfig) -> None:
@@ -144,6 +148,18 @@ def _check_capacity(cfg: StackConfig) -> None:
 
 def _check_lustre(cfg: StackConfig, amlfs: AzureManagedLustreConfig) -> None:
     key = "gpufabric:storage"
+    # format rules here rather than in the model: pydantic would add the union tag to the key
+    if not amlfs.mount_point.startswith("/") or amlfs.mount_point == "/":
+        raise ConfigError(
+            f"{key}.mountPoint", amlfs.mount_point, "must be an absolute path other than /"
+        )
+    when = amlfs.maintenance_window.time_of_day_utc
+    if not _TIME_RE.match(when):
+        raise ConfigError(
+            f"{key}.maintenanceWindow.timeOfDayUtc",
+            when,
+            "must be HH:MM in 24-hour UTC, e.g. 02:00",
+        )
     steps = AMLFS_CAPACITY_STEPS.get(amlfs.throughput_per_tib)
     if steps is None:
         raise ConfigError(
