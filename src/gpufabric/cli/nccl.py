@@ -16,7 +16,9 @@ import typer
 from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate import GateReport, gate, human_bytes
+from gpufabric.nccl.gate_fabric import merge_debug
 from gpufabric.nccl.parse import capture_to_dict, parse_file
+from gpufabric.nccl.report import render_report, write_report
 from gpufabric.nccl.sweep import plan_sweep
 from gpufabric.nccl.transport import transport
 from gpufabric.nccl.tune import PlaybookRunner, RecordedRunner, TuneResult, pick, run_sweep
@@ -235,4 +237,34 @@ def tuner_check_cmd(
     bad = errors(problems)
     typer.echo(f"{file}: {len(bad)} errors, {len(problems) - len(bad)} warnings")
     if bad:
+        raise typer.Exit(1)
+
+
+@app.command("report")
+def report_cmd(
+    files: Files,
+    instance_type: InstanceTypeOpt,
+    nodes: NodesOpt = None,
+    tune: Annotated[
+        Path | None, typer.Option("--tune", help="tune.json from `gpufabric nccl tune pick|run`")
+    ] = None,
+    out: OutDir = Path("nccl-report"),
+    collective: CollectiveOpt = None,
+) -> None:
+    """Write report.html (self-contained) and the PNG plots; exit 1 when the gate fails."""
+    lookup(instance_type, key="--instance-type")
+    captures = [parse_file(f, collective) for f in files]
+    tune_data = None
+    if tune is not None:
+        try:
+            tune_data = json.loads(tune.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"{tune}: not a readable tune.json ({exc})") from exc
+    report = gate(captures, instance_type, nodes)
+    html, plots = render_report(captures, report, merge_debug(captures), tune_data)
+    page = write_report(out, html, plots)
+    typer.echo(
+        f"wrote {page} and {len(plots)} PNGs; gate {'PASSED' if report.passed else 'FAILED'}"
+    )
+    if not report.passed:
         raise typer.Exit(1)
