@@ -1,0 +1,282 @@
+"""GCP stack config: every bad value is one line naming the key; good values parse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpufabric.catalog import lookup
+from gpufabric.config import parse
+from gpufabric.config.validate_gcp import LUSTRE_CAPACITY, gpu_subnets
+from gpufabric.errors import ConfigError
+
+LUSTRE = {"type": "managed-lustre", "capacityGib": 36000, "perUnitStorageThroughput": 1000}
+NETWORK = {
+    "cidr": "10.0.0.0/16",
+    "fabricSubnet": "10.0.0.0/20",
+    "managementSubnet": "10.0.16.0/24",
+    "storageSubnet": "10.0.32.0/20",
+    "egressSubnet": "10.0.17.0/28",
+}
+GCP = {"project": "my-gpu-project"}
+BASE: dict[str, Any] = {
+    "gcp:region": "us-central1",
+    "gcp:project": "my-gpu-project",
+    "gpufabric:instanceType": "a3-megagpu-8g",
+    "gpufabric:nodes": 16,
+    "gpufabric:zone": "us-central1-a",
+    "gpufabric:encryption": "none",
+    "gpufabric:network": NETWORK,
+    "gpufabric:gcp": GCP,
+    "gpufabric:storage": LUSTRE,
+}
+
+BAD: list[tuple[str, dict[str, Any], str, str]] = [
+    # (case, override, key named, words in the message)
+    ("project missing", {"gpufabric:gcp": {}}, "gpufabric:gcp.project", "required on GCP"),
+    (
+        "project malformed",
+        {"gpufabric:gcp": {"project": "My_Project"}},
+        "gpufabric:gcp.project",
+        "project id",
+    ),
+    (
+        "zone in another region",
+        {"gpufabric:zone": "europe-west4-b"},
+        "gpufabric:zone",
+        "region us-central1 (gcp:region)",
+    ),
+    ("zone not a GCP zone", {"gpufabric:zone": "us-central1a"}, "gpufabric:zone", "us-central1-a"),
+    (
+        "near-miss machine type",
+        {"gpufabric:instanceType": "a3-megagpu-8"},
+        "gpufabric:instanceType",
+        "did you mean 'a3-megagpu-8g'",
+    ),
+    (
+        "provider-native encryption not confirmed for GPU NICs",
+        {"gpufabric:encryption": "provider-native"},
+        "gpufabric:encryption",
+        "unconfirmed",
+    ),
+    (
+        "capacity block is AWS",
+        {"gpufabric:capacity": {"type": "capacity-block", "reservationId": "blk"}},
+        "gpufabric:capacity.type",
+        "capacity blocks are AWS",
+    ),
+    (
+        "reservation name with capitals and underscores",
+        {"gpufabric:capacity": {"type": "reservation", "reservationId": "My_Reservation"}},
+        "gpufabric:capacity.reservationId",
+        "reservation name",
+    ),
+    (
+        "shared reservation with compact placement",
+        {
+            "gpufabric:nodeGroup": "instances",
+            "gpufabric:capacity": {
+                "type": "reservation",
+                "reservationId": "projects/other-project/reservations/res1",
+            },
+        },
+        "gpufabric:capacity.reservationId",
+        "single-project reservations",
+    ),
+    (
+        "AWS storage type on GCP",
+        {"gpufabric:storage": {"type": "fsx-lustre", "capacityGib": 4800}},
+        "gpufabric:storage.type",
+        "managed-lustre, parallelstore, filestore or none",
+    ),
+    (
+        "Lustre throughput 300",
+        {"gpufabric:storage": {**LUSTRE, "perUnitStorageThroughput": 300}},
+        "gpufabric:storage.perUnitStorageThroughput",
+        "125, 250, 500 or 1000",
+    ),
+    (
+        "Lustre capacity off-step",
+        {"gpufabric:storage": {**LUSTRE, "capacityGib": 10000}},
+        "gpufabric:storage.capacityGib",
+        "multiple of 9000 GiB",
+    ),
+    (
+        "Lustre capacity below the tier's minimum",
+        {"gpufabric:storage": {**LUSTRE, "perUnitStorageThroughput": 125}},
+        "gpufabric:storage.capacityGib",
+        "multiple of 72000 GiB",
+    ),
+    (
+        "Lustre filesystem name too long",
+        {"gpufabric:storage": {**LUSTRE, "filesystem": "scratchfs1"}},
+        "gpufabric:storage.filesystem",
+        "1-8 lowercase",
+    ),
+    (
+        "mount point relative",
+        {"gpufabric:storage": {**LUSTRE, "mountPoint": "lustre"}},
+        "gpufabric:storage.mountPoint",
+        "absolute",
+    ),
+    (
+        "PSA range too small for Lustre",
+        {"gpufabric:network": {**NETWORK, "storageSubnet": "10.0.32.0/24"}},
+        "gpufabric:network.storageSubnet",
+        "/23 or larger",
+    ),
+    (
+        "Parallelstore capacity off-step",
+        {"gpufabric:storage": {"type": "parallelstore", "capacityGib": 13000}},
+        "gpufabric:storage.capacityGib",
+        "multiple of 4000 GiB",
+    ),
+    (
+        "Parallelstore deployment type",
+        {"gpufabric:storage": {"type": "parallelstore", "deploymentType": "FAST"}},
+        "gpufabric:storage.deploymentType",
+        "SCRATCH or PERSISTENT",
+    ),
+    (
+        "Filestore regional tier",
+        {"gpufabric:storage": {"type": "filestore", "tier": "REGIONAL"}},
+        "gpufabric:storage.tier",
+        "zonal tiers only",
+    ),
+    (
+        "Filestore zonal capacity off-step above 10 TiB",
+        {"gpufabric:storage": {"type": "filestore", "tier": "ZONAL", "capacityGib": 10496}},
+        "gpufabric:storage.capacityGib",
+        "10240-102400 GiB in steps of 2560",
+    ),
+    (
+        "GPU range overlaps the host VPC",
+        {"gpufabric:gcp": {**GCP, "gpuCidr": "10.0.0.0/12"}},
+        "gpufabric:gcp.gpuCidr",
+        "overlaps gpufabric:network.cidr",
+    ),
+    (
+        "GPU range too small for the nodes",
+        {"gpufabric:nodes": 64, "gpufabric:gcp": {**GCP, "gpuCidr": "10.128.0.0/24"}},
+        "gpufabric:gcp.gpuCidr",
+        "cannot hold 64 nodes",
+    ),
+    (
+        "second host range overlaps the GPU range (A3 Ultra)",
+        {
+            "gpufabric:instanceType": "a3-ultragpu-8g",
+            "gpufabric:gcp": {**GCP, "secondaryHostCidr": "10.128.0.0/16"},
+        },
+        "gpufabric:gcp.gpuCidr",
+        "overlaps gpufabric:gcp.secondaryHostCidr",
+    ),
+    ("MTU above 8896", {"gpufabric:gcp": {**GCP, "mtu": 9000}}, "gpufabric:gcp.mtu", "1300-8896"),
+    (
+        "maxDistance 1 on A3 Mega",
+        {"gpufabric:nodeGroup": "instances", "gpufabric:gcp": {**GCP, "maxDistance": 1}},
+        "gpufabric:gcp.maxDistance",
+        "cannot use maxDistance 1",
+    ),
+    (
+        "maxDistance with a managed instance group",
+        {"gpufabric:nodeGroup": "group", "gpufabric:gcp": {**GCP, "maxDistance": 2}},
+        "gpufabric:gcp.maxDistance",
+        "workload policy",
+    ),
+    (
+        "maxTopologyDistance with instances",
+        {
+            "gpufabric:nodeGroup": "instances",
+            "gpufabric:gcp": {**GCP, "maxTopologyDistance": "BLOCK"},
+        },
+        "gpufabric:gcp.maxTopologyDistance",
+        "only for nodeGroup group",
+    ),
+    (
+        "label key with capitals",
+        {"gpufabric:tags": {"Team": "ml"}},
+        "gpufabric:tags",
+        "GCP label keys",
+    ),
+    (
+        "AWS KMS key on a GCP boot disk",
+        {"gpufabric:rootVolume": {"kmsKeyId": "alias/gpu"}},
+        "gpufabric:rootVolume.kmsKeyId",
+        "AWS KMS key",
+    ),
+    (
+        "AWS section in a GCP stack",
+        {"gpufabric:aws": {"efaLayout": "ena-primary"}},
+        "gpufabric:aws",
+        "this is a GCP stack",
+    ),
+    (
+        "service account not an email",
+        {"gpufabric:gcp": {**GCP, "serviceAccount": "nodes"}},
+        "gpufabric:gcp.serviceAccount",
+        "service account email",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "override", "key", "words"), BAD, ids=[b[0] for b in BAD])
+def test_bad_value_names_the_key(case: str, override: dict[str, Any], key: str, words: str) -> None:
+    raw = {**BASE, **override}
+    with pytest.raises(ConfigError) as err:
+        parse(raw, "test")
+    message = str(err.value)
+    assert message.startswith(f"{key}:"), message
+    assert words in message, message
+    assert "\n" not in message
+
+
+def test_good_config_parses_with_gcp_defaults() -> None:
+    cfg = parse(BASE, "gcp-a3-mega")
+    assert cfg.gcp.project == "my-gpu-project"
+    assert cfg.gcp.gpu_cidr == "10.128.0.0/16"
+    assert cfg.gcp.secure_boot is False
+    assert cfg.storage.type == "managed-lustre"
+
+
+@pytest.mark.parametrize(
+    ("storage", "kind"),
+    [
+        ({"type": "parallelstore", "capacityGib": 16000}, "parallelstore"),
+        ({"type": "filestore", "tier": "ZONAL", "capacityGib": 9984}, "filestore"),
+        ({"type": "filestore", "tier": "HIGH_SCALE_SSD", "capacityGib": 12800}, "filestore"),
+        ({"type": "none"}, "none"),
+    ],
+)
+def test_other_gcp_storage_services_parse(storage: dict[str, Any], kind: str) -> None:
+    network = {**NETWORK, "storageSubnet": "10.0.32.0/24"}
+    cfg = parse({**BASE, "gpufabric:storage": storage, "gpufabric:network": network}, "s")
+    assert cfg.storage.type == kind
+
+
+@pytest.mark.parametrize(("throughput", "limits"), sorted(LUSTRE_CAPACITY.items()))
+def test_every_lustre_tier_accepts_its_minimum_and_maximum(
+    throughput: int, limits: tuple[int, int]
+) -> None:
+    for capacity in limits:
+        storage = {**LUSTRE, "perUnitStorageThroughput": throughput, "capacityGib": capacity}
+        assert parse({**BASE, "gpufabric:storage": storage}, "s").storage.type == "managed-lustre"
+
+
+def test_gpu_range_splits_into_one_subnet_per_gpu_nic() -> None:
+    for name, count in (("a3-megagpu-8g", 8), ("a3-highgpu-8g", 4), ("a4-highgpu-8g", 8)):
+        cfg = parse({**BASE, "gpufabric:instanceType": name}, "s")
+        subnets = gpu_subnets(cfg, lookup(name))
+        assert len(subnets) == count
+        assert len(set(subnets)) == count
+        assert all(s.startswith("10.128.") for s in subnets)
+
+
+def test_a3_ultra_takes_maxdistance_1_but_a3_mega_does_not() -> None:
+    ultra = {
+        **BASE,
+        "gpufabric:instanceType": "a3-ultragpu-8g",
+        "gpufabric:nodeGroup": "instances",
+        "gpufabric:gcp": {**GCP, "maxDistance": 1},
+    }
+    assert parse(ultra, "s").gcp.max_distance == 1
