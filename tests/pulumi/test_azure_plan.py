@@ -301,3 +301,13 @@ def test_component_refuses_a_forbidden_split_even_without_the_cli() -> None:
     )
     with pytest.raises(ValueError, match=r"AzureClusterArgs\.config: nodes=150 needs 2 scale sets"):
         AzureCluster("bad", AzureClusterArgs(config=cfg, instance=lookup(cfg.instance_type)))
+
+
+@pytest.mark.parametrize(
+    ("stack", "overrides"),
+    [("azure-ndv5", ()), ("azure-ndv5", ("gpufabric:nodes=256",)), ("azure-ndv5-h200", ())],
+)
+def test_gpufabric_policies_pass_on_the_azure_plans(stack: str, overrides: tuple[str, ...]) -> None:
+    from gpufabric.policies.offline import check_plan
+
+    assert check_plan(plan_for(stack, *overrides)) == []
