@@ -89,6 +89,12 @@ def test_256_nodes_become_scale_sets_of_at_most_100_each_one_partition_apiece() 
     assert {s.inputs["proximityPlacementGroup"]["id"] for s in plan.of_type(VMSS)} == {ppg.id}
     tags = sorted(s.inputs["tags"]["gpufabric:ibPartition"] for s in plan.of_type(VMSS))
     assert tags == ["0", "1", "2"]
+    # VM instance ids restart in every set: hostnames stay unique only with distinct prefixes
+    prefixes = {
+        s.inputs["virtualMachineProfile"]["osProfile"]["computerNamePrefix"]
+        for s in plan.of_type(VMSS)
+    }
+    assert len(prefixes) == 3
     parts = plan.outputs["inventory"]["partitions"]
     assert [(p["partition"], p["count"]) for p in parts] == [(0, 100), (1, 100), (2, 56)]
     assert plan.outputs["nodes"]["count"] == 256

@@ -59,7 +59,6 @@ def build_nodes(
         opts=opts,
     )
     cut = partitions(name, cfg.nodes, cfg.azure.max_vms_per_scale_set)
-    profile = _vm_profile(cfg, net)
     scale_sets = [
         compute.VirtualMachineScaleSet(
             part.scale_set,
@@ -77,7 +76,7 @@ def build_nodes(
                 type=compute.ResourceIdentityType.USER_ASSIGNED,
                 user_assigned_identities=[identity.id],
             ),
-            virtual_machine_profile=profile,
+            virtual_machine_profile=_vm_profile(cfg, net, part),
             resource_group_name=resource_group,
             location=cfg.region,
             tags={**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1], PARTITION_TAG: str(part.index)},
@@ -107,7 +106,9 @@ def image_reference(cfg: StackConfig) -> compute.ImageReferenceArgs:
     return compute.ImageReferenceArgs(publisher=publisher, offer=offer, sku=sku, version=version)
 
 
-def _vm_profile(cfg: StackConfig, net: AzureNetwork) -> compute.VirtualMachineScaleSetVMProfileArgs:
+def _vm_profile(
+    cfg: StackConfig, net: AzureNetwork, part: Partition
+) -> compute.VirtualMachineScaleSetVMProfileArgs:
     user = cfg.azure.admin_username
     key = cfg.azure.ssh_public_key
     if key is None:  # validate_azure requires it; this guards direct use of the component
@@ -127,7 +128,8 @@ def _vm_profile(cfg: StackConfig, net: AzureNetwork) -> compute.VirtualMachineSc
             ),
         ),
         os_profile=compute.VirtualMachineScaleSetOSProfileArgs(
-            computer_name_prefix=f"{cfg.name}-",
+            # instance ids restart at 0 in every set: one prefix per set keeps hostnames unique
+            computer_name_prefix=f"{part.scale_set}-",
             admin_username=user,
             linux_configuration=compute.LinuxConfigurationArgs(
                 disable_password_authentication=True,
