@@ -44,8 +44,7 @@ def leftovers(name: str) -> list[str]:
             found.append(f"pid {pid}: {cmd[:80]!r}")
     if PROPAGATE_DIR.is_dir():
         found += [str(d) for d in PROPAGATE_DIR.iterdir() if d.name.startswith(f"gf-{name}-")]
-    if Path(root).exists():
-        found.append(root)
+    found += [d for d in (root, root + ".failed") if Path(d).exists()]
     return found
 
 
@@ -152,4 +151,8 @@ def test_failed_start_removes_what_it_made(cli_lab: str, monkeypatch: pytest.Mon
     monkeypatch.setattr(hosts, "wait_booted", no_boot)  # after mounts, namespaces, nspawns
     with pytest.raises(UserError, match="did not finish booting"):
         lab.up(cli_lab, 2, 1, None)
-    assert leftovers(cli_lab) == []
+    kept = LabPaths.of(cli_lab).failed_logs  # what the hosts printed, for the user to read
+    assert leftovers(cli_lab) == [str(kept)]
+    assert sorted(p.name for p in kept.iterdir()) == ["h1.console.log", "h2.console.log"]
+    down = gf("lab", "down", "--name", cli_lab)  # and `down` removes those too
+    assert down.returncode == 0 and leftovers(cli_lab) == []

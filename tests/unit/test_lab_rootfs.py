@@ -100,10 +100,10 @@ def test_cached_base_is_reused_and_a_new_list_builds(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(rootfs, "_build", fake_build)
     pkgs = load_packages(LIST)
-    first = rootfs.ensure_rootfs(tmp_path / "log", pkgs)
-    again = rootfs.ensure_rootfs(tmp_path / "log", pkgs)
+    first = rootfs.ensure_rootfs(pkgs)
+    again = rootfs.ensure_rootfs(pkgs)
     assert first == again == tmp_path / pkgs.key() / "rootfs"
     assert built == [pkgs.key()]  # built once, then reused
     other = load_packages(LIST + "  - {name: ethtool, why: x}\n")
-    assert rootfs.ensure_rootfs(tmp_path / "log", other) != first
+    assert rootfs.ensure_rootfs(other) != first
     assert built == [pkgs.key(), other.key()]

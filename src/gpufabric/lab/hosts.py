@@ -122,7 +122,7 @@ def wait_booted(nspawn_pid: int, host: HostPlan, deadline: float) -> str:
     """Wait until the host's systemd finished booting; returns is-system-running's answer."""
     while time.monotonic() < deadline:
         if not is_nspawn_of(nspawn_pid, host):
-            raise UserError(f"lab host {host.name} exited while booting; see its console.log")
+            raise UserError(f"lab host {host.name} exited while booting; see its console log")
         leader = leader_pid(nspawn_pid)
         if leader is not None:
             left = max(1.0, deadline - time.monotonic())
@@ -134,7 +134,7 @@ def wait_booted(nspawn_pid: int, host: HostPlan, deadline: float) -> str:
             if state in ("running", "degraded"):
                 return state
         time.sleep(0.2)
-    raise UserError(f"lab host {host.name} did not finish booting in time; see its console.log")
+    raise UserError(f"lab host {host.name} did not finish booting in time; see its console log")
 
 
 def netns_pids(netns: str) -> list[int]:

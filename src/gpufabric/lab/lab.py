@@ -75,14 +75,15 @@ def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
     paths.root.mkdir(parents=True, exist_ok=True)
     plan = layout.make_layout(name, nodes, leaves, state.other_labs_subnets(name))
     progress(f"base image: {rootfs.cache_dir()} (built only if its package list changed)")
-    base = rootfs.ensure_rootfs(paths.log)
+    base = rootfs.ensure_rootfs()
     st = LabState(layout=plan, spine_rate=spine_rate, rootfs=str(base))
     state.save(paths, st)
     try:
         boot = _bring_up(st, paths, progress)
     except BaseException:
-        progress("start failed; removing what was made")
-        down(name)
+        kept = _keep_console_logs(paths)
+        progress(f"start failed; removing what was made (hosts' console logs kept in {kept})")
+        down(name, keep_failed_logs=True)
         raise
     st.phase = "up"
     state.save(paths, st)
@@ -119,7 +120,17 @@ def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) ->
     return boot
 
 
-def down(name: str) -> list[str]:
+def _keep_console_logs(paths: LabPaths) -> Path:
+    """Copy the hosts' console logs out of the lab directory before a failed start's cleanup."""
+    kept = paths.failed_logs
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir(parents=True)
+    for log in paths.root.glob("hosts/*/console.log"):
+        shutil.copy(log, kept / f"{log.parent.name}.console.log")
+    return kept
+
+
+def down(name: str, keep_failed_logs: bool = False) -> list[str]:
     """Remove everything lab `name` made; returns what was removed (empty: nothing was up)."""
     layout.check_name(name)
     check_root()
@@ -143,9 +154,10 @@ def down(name: str) -> list[str]:
     for d in hosts.leftover_propagate_dirs(name):
         shutil.rmtree(d)
         removed.append(f"dir {d}")
-    if paths.root.exists():
-        shutil.rmtree(paths.root)
-        removed.append(f"dir {paths.root}")
+    for d in (paths.root, *(() if keep_failed_logs else (paths.failed_logs,))):
+        if d.exists():
+            shutil.rmtree(d)
+            removed.append(f"dir {d}")
     return removed
 
 
@@ -180,7 +192,10 @@ class HostStatus:
 def load_up(name: str) -> tuple[LabState, LabPaths]:
     layout.check_name(name)
     paths = LabPaths.of(name)
-    st = state.load(paths)
+    try:
+        st = state.load(paths)
+    except PermissionError:
+        raise UserError(f"cannot read {paths.state}: the lab needs root") from None
     if st is None:
         raise UserError(f"lab {name!r} is not up (`gpufabric lab up --name {name}`)")
     return st, paths

@@ -128,11 +128,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("GPUFABRIC_LAB_CACHE", DEFAULT_CACHE))
 
 
-def ensure_rootfs(log: Path, packages: PackageList | None = None) -> Path:
-    """Path of the cached base rootfs for the package list, building it if missing."""
+def ensure_rootfs(packages: PackageList | None = None) -> Path:
+    """Path of the cached base rootfs for the package list, building it if missing.
+
+    The build log is <cache>/<key>.log (kept after the lab goes down, for a failed build).
+    """
     pkgs = packages or load_packages()
     base = cache_dir()
     final = base / pkgs.key()
+    log = base / f"{pkgs.key()}.log"
     base.mkdir(parents=True, exist_ok=True)
     with open(base / f"{pkgs.key()}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two labs coming up at once build it once

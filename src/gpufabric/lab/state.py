@@ -34,6 +34,11 @@ class LabPaths:
         return self.root / "state.json"
 
     @property
+    def failed_logs(self) -> Path:
+        """Console logs of a failed `up` (beside the lab's directory, which it removes)."""
+        return self.root.with_name(self.root.name + ".failed")
+
+    @property
     def inventory(self) -> Path:
         return self.root / "inventory.yml"
 
@@ -44,10 +49,6 @@ class LabPaths:
     @property
     def known_hosts(self) -> Path:
         return self.root / "ssh" / "known_hosts"
-
-    @property
-    def log(self) -> Path:
-        return self.root / "lab.log"
 
     def host_dir(self, host: str) -> Path:
         return self.root / "hosts" / host
