@@ -284,6 +284,48 @@ def test_roce_vpc_gets_no_vpc_firewall_rules() -> None:
     assert internal == regular
 
 
+def test_roce_vpc_admits_only_tagged_cluster_nodes_through_a_roce_firewall_policy() -> None:
+    plan = plan_for(ULTRA)
+    rdma = next(n for n in plan.of_type(NETWORK) if n.inputs.get("networkProfile"))
+    policy = one(plan, "gcp:compute/regionNetworkFirewallPolicy:RegionNetworkFirewallPolicy")
+    assert policy.inputs["policyType"] == "RDMA_ROCE_POLICY"
+    association = one(
+        plan,
+        "gcp:compute/regionNetworkFirewallPolicyAssociation:RegionNetworkFirewallPolicyAssociation",
+    )
+    assert association.inputs["attachmentTarget"] == rdma.id
+    assert association.inputs["firewallPolicy"] == policy.inputs["name"]
+    key = one(plan, "gcp:tags/tagKey:TagKey")
+    assert key.inputs["purpose"] == "GCE_FIREWALL"
+    assert key.inputs["purposeData"] == {"network": f"my-gpu-project/{rdma.inputs['name']}"}
+    value = one(plan, "gcp:tags/tagValue:TagValue")
+    assert value.inputs["parent"] == key.id
+    rules = {
+        r.inputs["priority"]: r
+        for r in plan.of_type(
+            "gcp:compute/regionNetworkFirewallPolicyRule:RegionNetworkFirewallPolicyRule"
+        )
+    }
+    allow, deny = rules[1000].inputs, rules[2000].inputs
+    assert allow["action"] == "allow" and allow["direction"] == "INGRESS"
+    assert allow["match"]["srcSecureTags"] == [{"name": value.id}]
+    assert allow["targetSecureTags"] == [{"name": value.id}]
+    assert deny["action"] == "deny" and deny["match"]["srcIpRanges"] == ["0.0.0.0/0"]
+    assert one(plan, TEMPLATE).inputs["resourceManagerTags"] == {key.id: value.id}
+    instances = plan_for(
+        ULTRA, "gpufabric:nodeGroup=instances", "gpufabric:gcp.maxTopologyDistance=null"
+    )
+    tagged = [i.inputs["params"]["resourceManagerTags"] for i in instances.of_type(INSTANCE)]
+    assert len(tagged) == 8 and all(t == {key.id: value.id} for t in tagged)
+
+
+def test_vpc_per_nic_clusters_need_no_roce_policy() -> None:
+    plan = plan_for(MEGA)
+    assert not plan.of_type("gcp:tags/tagKey:TagKey")
+    assert not plan.of_type("gcp:compute/regionNetworkFirewallPolicy:RegionNetworkFirewallPolicy")
+    assert all("params" not in i.inputs for i in plan.of_type(INSTANCE))
+
+
 def test_a3_ultra_group_is_a_mig_placed_by_a_high_throughput_workload_policy() -> None:
     plan = plan_for(ULTRA)
     mig = one(plan, MIG)

@@ -50,7 +50,10 @@ class GcpCluster(pulumi.ComponentResource):
             vpc=net.host.network.id,
             networks=pulumi.Output.all(*[n.id for n in net.networks]),
             subnets=pulumi.Output.all(**subnets),
-            firewalls=pulumi.Output.all(*[f.name for f in net.firewalls]),
+            firewalls=pulumi.Output.all(
+                *[f.name for f in net.firewalls],
+                *([net.roce_guard.policy.name] if net.roce_guard else []),
+            ),
             placement=nodes.placement.name,
         ).apply(
             lambda v: {

@@ -16,6 +16,7 @@ import pulumi_gcp.compute as compute
 import pulumi_gcp.servicenetworking as servicenetworking
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp.roce import RoceGuard, roce_firewall
 from gpufabric.config import StackConfig
 from gpufabric.config.model import NoStorage
 from gpufabric.config.validate_gcp import gpu_subnets
@@ -50,6 +51,8 @@ class GcpNetwork:
     firewalls: list[compute.Firewall] = field(default_factory=list)
     psa: servicenetworking.Connection | None = None
     psa_range_name: str | None = None
+    roce_guard: RoceGuard | None = None
+    """The RoCE VPC's firewall policy and the secure tag every node carries (A3U / A4)."""
 
 
 def roce_profile(project: str, zone: str) -> str:
@@ -93,14 +96,17 @@ def build_network(
             for i, cidr in enumerate(ranges)
         ]
         gpu_vpcs = [rdma_vpc]
+        guard: RoceGuard | None = roce_firewall(cfg, rdma_vpc, f"{name}-rdma", opts)
     else:
         for i, cidr in enumerate(ranges):
             vpc = _vpc(cfg, f"{name}-gpu-{i}", mtu, None, False, opts)
             gpu.append(_subnet(cfg, f"gpu-{i}", vpc, cidr, opts, google_access=False))
         gpu_vpcs = [sub.network for sub in gpu]
+        guard = None
 
     networks = [host_vpc, *(sub.network for sub in extra_host), *gpu_vpcs]
     net = GcpNetwork(host, extra_host, gpu, management, networks, node_tag, profile)
+    net.roce_guard = guard
     _firewalls(cfg, net, opts)
     if cfg.network.egress == "nat":
         _cloud_nat(cfg, host, opts)
@@ -159,10 +165,7 @@ def _subnet(
 def _firewalls(cfg: StackConfig, net: GcpNetwork, opts: pulumi.ResourceOptions) -> None:
     """Per regular VPC: traffic only from the cluster's own subnet(s) in it, only to its nodes.
 
-    The RoCE VPC is the exception: it takes no VPC firewall rules at all (only regional
-    RDMA_ROCE_POLICY firewall policies, whose source can only be 0.0.0.0/0 or secure tags) and
-    allows all traffic implicitly; only MRDMA NICs of this cluster attach to it, and it has no
-    route anywhere else (docs/gcp.md, "What isolates the RoCE VPC").
+    The RoCE VPC takes no VPC firewall rules; roce.py guards it with an RDMA_ROCE_POLICY.
     """
     project = cfg.gcp.project
     host_sources = [net.host.cidr, net.management.cidr]

@@ -146,6 +146,7 @@ def _managed_group(
             if cfg.gcp.service_account
             else None
         ),
+        resource_manager_tags=net.roce_guard.node_tags if net.roce_guard else None,
         opts=opts,  # templates are immutable: a change makes a new one (name_prefix)
     )
     group = compute.InstanceGroupManager(
@@ -251,6 +252,13 @@ def _instances(
                 service_account=(
                     compute.InstanceServiceAccountArgs(email=cfg.gcp.service_account, scopes=SCOPES)
                     if cfg.gcp.service_account
+                    else None
+                ),
+                params=(
+                    net.roce_guard.node_tags.apply(
+                        lambda ids: compute.InstanceParamsArgs(resource_manager_tags=ids)
+                    )
+                    if net.roce_guard
                     else None
                 ),
                 opts=opts,
