@@ -317,3 +317,13 @@ def test_gpufabric_policies_pass_on_the_azure_plans(stack: str, overrides: tuple
     from gpufabric.policies.offline import check_plan
 
     assert check_plan(plan_for(stack, *overrides)) == []
+
+
+def test_summary_lists_partitions_in_numeric_order() -> None:
+    plan = plan_for("azure-ndv5", "gpufabric:nodes=1024")
+    facts = fabric_summary(plan)
+    assert dict(facts)["InfiniBand partitions"].startswith(
+        "11 scale sets = 11 InfiniBand partitions (" + " + ".join(["100"] * 10) + " + 24 VMs)"
+    )
+    order = [label for label, _ in facts if label.startswith("Scale set ")]
+    assert order == [f"Scale set azure-ndv5-ib{i}" for i in range(11)]

@@ -24,7 +24,7 @@ AMLFS = "azure-native:storagecache:AmlFilesystem"
 def summarise_azure(plan: Plan) -> Facts:
     cfg = plan.config
     facts: Facts = []
-    sets = plan.of_type(VMSS)
+    sets = sorted(plan.of_type(VMSS), key=_partition)  # ib2 before ib10
     sizes = [s.inputs.get("sku", {}).get("capacity", 0) for s in sets]
     facts.append(
         (
@@ -83,6 +83,11 @@ def summarise_azure(plan: Plan) -> Facts:
         facts.append(("Storage", _lustre(fs.inputs, subnets, cfg.zone)))
     facts.append(("Encryption in transit", cfg.encryption))
     return facts
+
+
+def _partition(vmss: Any) -> tuple[int, str]:
+    tag = str(vmss.inputs.get("tags", {}).get("gpufabric:ibPartition", ""))
+    return (int(tag) if tag.isdigit() else -1, vmss.name)
 
 
 def _nic(inputs: dict[str, Any]) -> str:
