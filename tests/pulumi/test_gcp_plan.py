@@ -427,3 +427,21 @@ def test_fabric_summary_reads_the_wiring_back() -> None:
     assert "europe-west1-b-vpc-roce" in ultra["VPC networks"]
     assert "8 MRDMA" in ultra["NICs per node"]
     assert "HIGH_THROUGHPUT" in ultra["Placement"]
+
+
+@pytest.mark.parametrize("stack", [MEGA, ULTRA])
+def test_outputs_validate_against_the_inventory_plugins_model(stack: str) -> None:
+    from gpufabric.inventory.outputs import parse
+
+    parsed = parse(plan_for(stack).outputs)
+    assert parsed.inventory.cloud == "gcp"
+    assert parsed.inventory.discovery.hostname == "private-ip-address"
+
+
+def test_a3_mega_as_a_managed_group_uses_a_workload_policy_and_a_nine_nic_template() -> None:
+    plan = plan_for(MEGA, "gpufabric:nodeGroup=group", "gpufabric:gcp.maxDistance=null")
+    (nics,) = nodes_nics(plan)
+    assert len(nics) == 9
+    assert one(plan, POLICY).inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT"}
+    assert one(plan, MIG).inputs["targetSize"] == 16
+    assert not plan.of_type(INSTANCE)

@@ -86,13 +86,14 @@ class GcpCluster(pulumi.ComponentResource):
                 "encryption": cfg.encryption,
                 "gpusPerNode": itype.gpu.count,
                 "discovery": {
-                    # keys as the google.cloud.gcp_compute inventory plugin filters them
+                    # filter keys as the Compute API / gcp_compute inventory filter them;
+                    # hostname: nic0's private address (the host gVNIC), as on AWS
                     "filters": {
                         f"labels.{CLUSTER_LABEL}": cfg.name,
                         f"labels.{ROLE_LABEL[0]}": ROLE_LABEL[1],
                         "status": "RUNNING",
                     },
-                    "hostname": "private_ip",
+                    "hostname": "private-ip-address",
                 },
             }
         )
