@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from gpufabric.errors import UserError
-from gpufabric.lab.lab import check_root, check_tools, missing_packages
+from gpufabric.lab.lab import (
+    INOTIFY_FLOOR,
+    check_root,
+    check_tools,
+    inotify_raises,
+    missing_packages,
+)
 from gpufabric.lab.summary import parse_managed, parse_recap
 
 
@@ -49,3 +55,12 @@ def test_managed_files() -> None:
     files = parse_managed("== /etc/a.conf\nx = 1\ny = 2\n== /etc/b.conf\n")
     assert [(f.path, f.settings) for f in files] == [("/etc/a.conf", ["x = 1", "y = 2"]),
                                                     ("/etc/b.conf", [])]
+
+
+def test_inotify_limits_only_raised() -> None:
+    low = {k: 128 for k in INOTIFY_FLOOR}
+    assert inotify_raises(low) == INOTIFY_FLOOR
+    high = {k: v * 2 for k, v in INOTIFY_FLOOR.items()}
+    assert inotify_raises(high) == {}
+    key = next(iter(INOTIFY_FLOOR))
+    assert inotify_raises({**high, key: 1}) == {key: INOTIFY_FLOOR[key]}

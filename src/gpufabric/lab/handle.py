@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
@@ -31,6 +31,7 @@ class LabHandle:
     name: str
     state: LabState
     paths: LabPaths
+    boot: dict[str, str] = field(default_factory=dict)  # host -> is-system-running after up
 
     # ---- lifecycle
     @classmethod
@@ -39,7 +40,7 @@ class LabHandle:
         """Bring lab `name` up (after removing a leftover lab of that name)."""
         lab.down(name)
         res = lab.up(name, nodes, leaves, spine_rate)
-        return cls(name, res.state, res.paths)
+        return cls(name, res.state, res.paths, res.boot)
 
     @classmethod
     def attach(cls, name: str) -> LabHandle:

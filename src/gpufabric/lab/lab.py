@@ -32,6 +32,10 @@ REQUIRED_TOOLS = {
     "unshare": "util-linux",
 }
 BOOT_TIMEOUT = 120.0
+# Every lab host's systemd (all root, so one per-user quota on the machine) holds ~6 inotify
+# instances; Debian's default of 128 runs out at ~20 hosts and units then fail at boot
+# ("degraded"). The same floor kind and LXD document for many containers on one machine.
+INOTIFY_FLOOR = {"fs/inotify/max_user_instances": 1024, "fs/inotify/max_user_watches": 524288}
 
 
 def check_root(euid: int | None = None) -> None:
@@ -49,6 +53,20 @@ def check_tools(which: Callable[[str], str | None] = shutil.which) -> None:
     if missing:
         raise UserError(f"missing system package(s) for the lab: {', '.join(missing)}; "
                         "`make lab-deps` installs them")
+
+
+def inotify_raises(current: dict[str, int]) -> dict[str, int]:
+    """The inotify limits to raise (to INOTIFY_FLOOR) given their current values; never lowers."""
+    return {k: floor for k, floor in INOTIFY_FLOOR.items() if current.get(k, 0) < floor}
+
+
+def raise_inotify_limits(progress: Callable[[str], None]) -> None:
+    proc = Path("/proc/sys")
+    current = {k: int((proc / k).read_text()) for k in INOTIFY_FLOOR}
+    for key, value in inotify_raises(current).items():
+        (proc / key).write_text(str(value))
+        progress(f"raised {key.replace('/', '.')} from {current[key]} to {value} "
+                 "(lab hosts' systemd needs inotify; not persisted)")
 
 
 @dataclass
@@ -74,6 +92,7 @@ def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
     started = time.monotonic()
     paths.root.mkdir(parents=True, exist_ok=True)
     plan = layout.make_layout(name, nodes, leaves, state.other_labs_subnets(name))
+    raise_inotify_limits(progress)
     progress(f"base image: {rootfs.cache_dir()} (built only if its package list changed)")
     base = rootfs.ensure_rootfs()
     st = LabState(layout=plan, spine_rate=spine_rate, rootfs=str(base))
