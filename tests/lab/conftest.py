@@ -7,6 +7,7 @@ Put lab tests (any area: roles, IPsec, topology/Slurm) under tests/lab/ and mark
     lab.hosts                ["h1", "h2", "h3", "h4"]
     lab.addresses            {"h1": "10.200.x.11", ...}   lab.leaves  {"h1": "leaf1", ...}
     lab.controller           "h1"                         lab.name    the session lab's name
+    lab.boot                 {"h1": "running", ...}  (systemctl is-system-running after up)
     lab.run(host, *argv)     run inside a host as root (nsenter, no ssh); check=True raises
     lab.sh(host, script)     the same through sh -c
     lab.ctl(*argv)           run in the controller namespace (on the lab network)
