@@ -35,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/pyright
 	$(BIN)/ruff check plugins roles/fabric_facts/files
 	$(BIN)/yamllint .
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/ansible-lint
+	$(BIN)/ansible-lint
 
 test: $(STAMP) lab-deps $(ACTIONLINT)
 	$(MAKE) lint

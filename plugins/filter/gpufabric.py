@@ -1,100 +1,84 @@
 """Ansible filters over the gpufabric library (they run on the controller, where it is installed).
 
 Modules run on the nodes, where gpufabric is not installed; the roles therefore gather raw
-tool output on the node and parse/decide here. Each filter is a thin call into the library.
+tool output on the node and parse/decide here. Each filter is a thin call into the library,
+importing only the library module it needs (workers import on first use; pydantic is only
+paid for by the NCCL profile filter).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
 
-def _lib() -> Any:
-    """The library modules, imported on first use (an import error becomes one clear line)."""
+def _lib(module: str) -> Any:
+    """A gpufabric module; an import error becomes one clear line."""
     try:
-        from gpufabric import errors
-        from gpufabric.facts import decisions, fi_info, host, ibstat, sysctl
-        from gpufabric.nccl import profiles
+        return importlib.import_module(f"gpufabric.{module}")
     except ImportError as exc:
         raise AnsibleFilterError(
             f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
             "project's venv (.venv/bin/ansible-playbook)") from None
-    return errors, decisions, host, profiles, sysctl, ibstat, fi_info
+
+
+def _call(module: str, func: str, *args: Any, **kwargs: Any) -> Any:
+    """Call gpufabric.<module>.<func>; a UserError becomes an AnsibleFilterError (one line)."""
+    errors = _lib("errors")
+    try:
+        return getattr(_lib(module), func)(*args, **kwargs)
+    except errors.UserError as exc:
+        raise AnsibleFilterError(str(exc)) from None
 
 
 def host_facts(raw: dict[str, Any], hostname: str = "") -> dict[str, Any]:
     """Raw collector output -> the gpufabric_facts dict."""
-    errors, _decisions, host, _profiles, *_ = _lib()
-    try:
-        return host.summarize(raw, hostname)
-    except errors.UserError as exc:
-        raise AnsibleFilterError(f"{hostname}: {exc}") from None
+    return _call("facts.host", "summarize", raw, hostname)
 
 
 def decision(facts: dict[str, Any], kind: str, fabric: str = "lab", *args: Any) -> dict[str, Any]:
     """{'run': bool, 'reason': str} for kind in efa | doca_ofed | hugepages | cpu_tuning."""
-    errors, decisions, _host, _profiles, *_ = _lib()
-    try:
-        if kind == "efa":
-            return decisions.efa(facts, fabric)
-        if kind == "doca_ofed":
-            return decisions.doca_ofed(facts, fabric)
-        if kind == "hugepages":
-            return decisions.hugepages(facts, int(args[0]) if args else 0)
-        if kind == "cpu_tuning":
-            return decisions.cpu_tuning(facts)
-    except errors.UserError as exc:
-        raise AnsibleFilterError(str(exc)) from None
+    if kind in ("efa", "doca_ofed"):
+        return _call("facts.decisions", kind, facts, fabric)
+    if kind == "hugepages":
+        return _call("facts.decisions", "hugepages", facts, int(args[0]) if args else 0)
+    if kind == "cpu_tuning":
+        return _call("facts.decisions", "cpu_tuning", facts)
     raise AnsibleFilterError(f"gpufabric_decision: unknown kind {kind!r}")
 
 
 def fabric_mismatch(facts: dict[str, Any], fabric: str) -> str:
-    errors, decisions, _host, _profiles, *_ = _lib()
-    try:
-        return decisions.fabric_mismatch(facts, fabric)
-    except errors.UserError as exc:
-        raise AnsibleFilterError(str(exc)) from None
+    return _call("facts.decisions", "fabric_mismatch", facts, fabric)
 
 
 def nccl_profile(facts: dict[str, Any], fabric: str, **kwargs: Any) -> dict[str, Any]:
     """The rendered NCCL profile (nccl.conf lines, env lines, sources) for this host."""
-    errors, _decisions, _host, profiles, *_ = _lib()
-    try:
-        return profiles.render(facts, fabric, **kwargs)
-    except errors.UserError as exc:
-        raise AnsibleFilterError(str(exc)) from None
+    return _call("nccl.profiles", "render", facts, fabric, **kwargs)
 
 
 def sysctl_plan(wanted: list[dict[str, Any]], probe: str) -> dict[str, Any]:
     """What host_tuning applies, skips (and why) and finds different, from its probe."""
-    errors, *_rest, sysctl, _ibstat, _fi_info = _lib()
-    try:
-        return sysctl.plan(wanted, probe)
-    except errors.UserError as exc:
-        raise AnsibleFilterError(str(exc)) from None
+    return _call("facts.sysctl", "plan", wanted, probe)
 
 
 def ibstat_ports(text: str) -> list[dict[str, Any]]:
     """`ibstat` output -> [{device, port, state, link_layer, rate_gbps}] (doca_ofed verify)."""
-    *_rest, ibstat, _fi_info = _lib()
+    devices = _call("facts.ibstat", "parse", text)
     return [{"device": d.name, "port": p.number, "state": p.state, "link_layer": p.link_layer,
-             "rate_gbps": p.rate_gbps} for d in ibstat.parse(text) for p in d.ports]
+             "rate_gbps": p.rate_gbps} for d in devices for p in d.ports]
 
 
 def efa_devices(text: str) -> list[str]:
     """`fi_info -p efa` output -> the EFA device names (efa verify)."""
-    *_rest, fi_info = _lib()
+    fi_info = _lib("facts.fi_info")
     return list(fi_info.efa_devices(fi_info.parse(text)))
 
 
-def run_summary(hostvars: dict[str, Any], host: str) -> str:
+def run_summary(hostvars: Any, host: str) -> str:
     """One line per host: what tune-fabric found and configured."""
-    from gpufabric.facts import report  # same library; imported here like the others
-
-    _lib()
-    return report.run_summary(dict(hostvars), host)
+    return _call("facts.report", "run_summary", dict(hostvars), host)
 
 
 class FilterModule:

@@ -77,14 +77,16 @@ class InventoryModule(BaseInventoryPlugin):
         self._populate(inv)
 
     def _populate(self, inv: dict[str, Any]) -> None:
+        target = self.inventory
+        assert target is not None  # set by BaseInventoryPlugin.parse
         for group, body in inv.items():
             if group in ("_meta", "all"):
                 continue
-            self.inventory.add_group(group)
+            target.add_group(group)
             for host in body.get("hosts", []):
-                self.inventory.add_host(host, group=group)
+                target.add_host(host, group=group)
             for key, value in body.get("vars", {}).items():
-                self.inventory.set_variable(group, key, value)
+                target.set_variable(group, key, value)
         for host, hostvars in inv["_meta"]["hostvars"].items():
             for key, value in hostvars.items():
-                self.inventory.set_variable(host, key, value)
+                target.set_variable(host, key, value)

@@ -13,7 +13,8 @@ from typing import Any
 from gpufabric.errors import UserError
 
 STATES = ("writable", "read-only", "absent")
-WHY = {"read-only": "read-only on this host (e.g. vm.*/kernel.* inside the lab's nspawn)",
+WHY = {"read-only": ("read-only here (lab hosts: vm.*, kernel.* and global net.core.* "
+                     "stay the machine's own)"),
        "absent": "not present in this kernel/network namespace"}
 
 
