@@ -90,10 +90,15 @@ def test_up_status_inventory_down_leave_nothing(cli_lab: str) -> None:
     assert gone.returncode == 2 and "is not up" in gone.stderr
 
 
-def test_down_cleans_up_after_a_lost_state_file(cli_lab: str) -> None:
+@pytest.mark.parametrize("damage", ["lost", "corrupt"])
+def test_down_cleans_up_after_a_lost_state_file(cli_lab: str, damage: str) -> None:
     up = gf("lab", "up", "--nodes", "1", "--leaves", "1", "--name", cli_lab)
     assert up.returncode == 0, up.stderr
-    LabPaths.of(cli_lab).state.unlink()  # e.g. someone removed the lab's directory
+    state_file = LabPaths.of(cli_lab).state
+    if damage == "lost":
+        state_file.unlink()
+    else:
+        state_file.write_text('{"layout": ')  # e.g. a full disk while it was written
     down = gf("lab", "down", "--name", cli_lab)
     assert down.returncode == 0, down.stderr
     assert leftovers(cli_lab) == []

@@ -90,11 +90,11 @@ def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
         raise UserError(f"lab {name!r} is already up (or half up): "
                         f"`gpufabric lab down --name {name}` first")
     started = time.monotonic()
-    paths.root.mkdir(parents=True, exist_ok=True)
     plan = layout.make_layout(name, nodes, leaves, state.other_labs_subnets(name))
     raise_inotify_limits(progress)
     progress(f"base image: {rootfs.cache_dir()} (built only if its package list changed)")
     base = rootfs.ensure_rootfs()
+    paths.root.mkdir(parents=True, exist_ok=True)
     st = LabState(layout=plan, spine_rate=spine_rate, rootfs=str(base))
     state.save(paths, st)
     try:

@@ -90,9 +90,13 @@ def save(paths: LabPaths, state: LabState) -> None:
 
 
 def load(paths: LabPaths) -> LabState | None:
+    """The lab's state, or None if it has none (or an unreadable one: `down` then cleans up by
+    the lab's names instead)."""
     try:
         return LabState.from_json(paths.state.read_text())
     except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError):
         return None
 
 
