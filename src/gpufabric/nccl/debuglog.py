@@ -36,6 +36,18 @@ _COLL_CHANNELS = re.compile(r"^(\d+) coll channels")
 _RING = re.compile(r"^Channel (\d+)/(\d+) :")
 _ENV = re.compile(r"^(\w+) set by environment to (.*?)\.?$")
 _BOOTSTRAP = re.compile(r"^Bootstrap\s*: Using (\S+)")
+# Frequent messages that say nothing the parser keeps.
+_NOISE = (
+    "Trees ",
+    "Setting affinity",
+    "Connected all",
+    "threadThresholds",
+    "Launch mode",
+    "P2P Chunksize",
+    "Init timings",
+    "CC Off",
+    "cudaDriverVersion",
+)
 _TUNER_LOADED = re.compile(r"(?:Using|Loaded)\s+(?:tuner\s+)?(?:plugin\s+)?(\S+)")
 
 
@@ -92,6 +104,14 @@ def _message(state: _State, level: str, msg: str) -> None:
     if level in ("WARN", "ABORT"):
         state.warnings.append(msg)
         return
+    if msg.startswith(_NOISE):
+        return
+    if msg.startswith("Channel "):  # the most frequent lines: ring layout or a connection
+        if (m := _VIA.search(msg)) is not None:
+            _channel(state, m[1])
+        elif (m := _RING.match(msg)) is not None:
+            state.ring_channels = max(state.ring_channels or 0, int(m[2]))
+        return
     if (m := _VERSION.match(msg)) is not None:
         state.version = m[1]
     elif msg.startswith("NET/Plugin"):
@@ -112,10 +132,6 @@ def _message(state: _State, level: str, msg: str) -> None:
         state.warnings.append(msg)
     elif (m := _USING_NETWORK.match(msg)) is not None:
         state.network = m[1].strip()
-    elif msg.startswith("Channel") and (m := _VIA.search(msg)) is not None:
-        _channel(state, m[1])
-    elif (m := _RING.match(msg)) is not None:
-        state.ring_channels = max(state.ring_channels or 0, int(m[2]))
     elif (m := _COMM_NEW.search(msg)) is not None:
         state.n_ranks, state.n_nodes = int(m[1]), int(m[2])
     elif msg.startswith(("comm ", "ncclCommInitRank")) and (m := _COMM_OLD.search(msg)):

@@ -28,17 +28,18 @@ NCCL_LINE = re.compile(
 )
 
 
+# One alternation of every launcher prefix, repeated: one regex call per line.
+_ANY_PREFIX = re.compile("(?:" + "|".join(p.pattern for _, p in LAUNCHER_PREFIXES) + ")+")
+_PREFIX_START = frozenset("[(0123456789")
+
+
 def strip_prefixes(line: str) -> str:
     """The line without launcher tags and without trailing whitespace / CR."""
-    line = line.rstrip("\r\n").rstrip()
-    changed = True
-    while changed:
-        changed = False
-        for _name, pattern in LAUNCHER_PREFIXES:
-            match = pattern.match(line)
-            if match:
-                line = line[match.end() :]
-                changed = True
+    line = line.rstrip()
+    if line[:1] in _PREFIX_START:
+        match = _ANY_PREFIX.match(line)
+        if match:
+            return line[match.end() :]
     return line
 
 
