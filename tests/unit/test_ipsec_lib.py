@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import re
 import stat
 from pathlib import Path
@@ -9,10 +11,10 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.serialization import Encoding
-from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from gpufabric.errors import UserError
+from gpufabric.ipsec import ca as ca_cli
 from gpufabric.ipsec import certs
 from gpufabric.ipsec.offload import esp_feature, nic_model, plan_datapath, version
 from gpufabric.ipsec.proposals import check_proposal, proposal_problems
@@ -99,11 +101,9 @@ def test_per_cpu_sas_need_new_strongswan_kernel_and_kernel_datapath() -> None:
         _plan(per_cpu="yes")
 
 
-def _csr(cn: str = "ignored") -> tuple[ec.EllipticCurvePrivateKey, str]:
+def _pubkey() -> str:
     key = ec.generate_private_key(ec.SECP384R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
-    csr = x509.CertificateSigningRequestBuilder().subject_name(name).sign(key, certs._HASH)
-    return key, csr.public_bytes(Encoding.PEM).decode()
+    return key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo).decode()
 
 
 def test_ca_once_and_host_certs(tmp_path: Path) -> None:
@@ -116,28 +116,49 @@ def test_ca_once_and_host_certs(tmp_path: Path) -> None:
     assert stat.S_IMODE(ca_dir.stat().st_mode) == 0o700
     ca_pem = certs.ca_cert_pem(ca_dir)
 
-    _, csr = _csr("evil-name")
-    cert_pem = certs.sign_csr(ca_dir, csr, "CN=h1".removeprefix("CN="), ["10.77.0.11"], 365)
+    pub = _pubkey()
+    cert_pem = certs.sign_public_key(ca_dir, pub, "h1", ["10.77.0.11"], 365)
     cert = x509.load_pem_x509_certificate(cert_pem.encode())
-    assert cert.subject.rfc4514_string() == "CN=h1"  # the inventory names it, not the CSR
-    assert certs.reissue_reason(cert_pem, ca_pem, csr, "h1", ["10.77.0.11"], 30) is None
-    assert certs.reissue_reason("", ca_pem, csr, "h1", ["10.77.0.11"], 30) == "no certificate yet"
-    assert certs.reissue_reason(cert_pem, ca_pem, csr, "h1", ["10.77.0.12"], 30) == (
+    assert cert.subject.rfc4514_string() == "CN=h1"
+    cert.verify_directly_issued_by(x509.load_pem_x509_certificate(ca_pem.encode()))
+    assert certs.reissue_reason(cert_pem, ca_pem, pub, "h1", ["10.77.0.11"], 30) is None
+    assert certs.reissue_reason("", ca_pem, pub, "h1", ["10.77.0.11"], 30) == "no certificate yet"
+    assert certs.reissue_reason(cert_pem, ca_pem, pub, "h2", ["10.77.0.11"], 30) == (
+        "subject changed"
+    )
+    assert certs.reissue_reason(cert_pem, ca_pem, pub, "h1", ["10.77.0.12"], 30) == (
         "addresses changed"
     )
-    assert certs.reissue_reason(cert_pem, ca_pem, csr, "h1", ["10.77.0.11"], 400) == (
+    assert certs.reissue_reason(cert_pem, ca_pem, pub, "h1", ["10.77.0.11"], 400) == (
         "expires within 400 days"
     )
-    _, other_csr = _csr()
-    assert certs.reissue_reason(cert_pem, ca_pem, other_csr, "h1", ["10.77.0.11"], 30) == (
+    assert certs.reissue_reason(cert_pem, ca_pem, _pubkey(), "h1", ["10.77.0.11"], 30) == (
         "does not match the host key"
     )
     other_dir = tmp_path / "other"
     certs.ensure_ca(other_dir, "gpufabric test CA", 3650)  # same name, other key
     reason = certs.reissue_reason(
-        cert_pem, certs.ca_cert_pem(other_dir), csr, "h1", ["10.77.0.11"], 30
+        cert_pem, certs.ca_cert_pem(other_dir), pub, "h1", ["10.77.0.11"], 30
     )
     assert reason == "not signed by the current CA"
+
+
+def test_ca_cli_never_prints_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ca_dir = tmp_path / "ca"
+    assert ca_cli.main(["ensure", "--dir", str(ca_dir), "--cn", "t", "--days", "30"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"created": True}
+    key_body = (ca_dir / certs.CA_KEY).read_text().splitlines()[1]
+    sys_stdin = io.StringIO(_pubkey())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.stdin", sys_stdin)
+        argv = ["sign", "--dir", str(ca_dir), "--identity", "h1", "--address", "10.0.0.1"]
+        assert ca_cli.main([*argv, "--days", "30"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("-----BEGIN CERTIFICATE-----") and key_body not in out
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.stdin", io.StringIO("not a key"))
+        assert ca_cli.main([*argv, "--days", "30"]) == 2
+    assert "is not PEM" in capsys.readouterr().err
 
 
 def test_half_a_ca_is_a_user_error(tmp_path: Path) -> None:

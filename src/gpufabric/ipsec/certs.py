@@ -86,8 +86,20 @@ def _load_ca(directory: Path) -> tuple[ec.EllipticCurvePrivateKey, x509.Certific
     return key, x509.load_pem_x509_certificate((directory / CA_CERT).read_bytes())
 
 
+def _public_key(pem: str) -> bytes:
+    key = serialization.load_pem_public_key(pem.encode())
+    return key.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
 def reissue_reason(
-    cert_pem: str, ca_pem: str, csr_pem: str, identity: str, addresses: list[str], renew_days: int
+    cert_pem: str,
+    ca_pem: str,
+    pubkey_pem: str,
+    identity: str,
+    addresses: list[str],
+    renew_days: int,
 ) -> str | None:
     """Why the host certificate must be (re)issued, or None when it is still right."""
     if not cert_pem.strip():
@@ -97,7 +109,6 @@ def reissue_reason(
     except ValueError:
         return "certificate unreadable"
     ca = x509.load_pem_x509_certificate(ca_pem.encode())
-    csr = x509.load_pem_x509_csr(csr_pem.encode())
     pub = serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     if cert.issuer != ca.subject:
         return "issued by another CA"
@@ -105,7 +116,7 @@ def reissue_reason(
         cert.verify_directly_issued_by(ca)
     except (ValueError, TypeError, InvalidSignature):
         return "not signed by the current CA"
-    if cert.public_key().public_bytes(*pub) != csr.public_key().public_bytes(*pub):
+    if cert.public_key().public_bytes(*pub) != _public_key(pubkey_pem):
         return "does not match the host key"
     if cert.subject != _name(identity):
         return "subject changed"
@@ -118,18 +129,23 @@ def reissue_reason(
     return None
 
 
-def sign_csr(directory: Path, csr_pem: str, identity: str, addresses: list[str], days: int) -> str:
-    """A host certificate for the CSR's public key, named by `identity`, valid for `addresses`."""
+def sign_public_key(
+    directory: Path, pubkey_pem: str, identity: str, addresses: list[str], days: int
+) -> str:
+    """A host certificate for `pubkey_pem`, subject CN=`identity`, valid for `addresses`."""
     ca_key, ca = _load_ca(directory)
-    csr = x509.load_pem_x509_csr(csr_pem.encode())
-    if not csr.is_signature_valid:
-        raise UserError(f"ipsec: the CSR of {identity} has a bad signature")
+    try:
+        public_key = serialization.load_pem_public_key(pubkey_pem.encode())
+    except ValueError as exc:
+        raise UserError(f"ipsec: the public key of {identity} is not PEM: {exc}") from exc
+    if not isinstance(public_key, ec.EllipticCurvePublicKey):
+        raise UserError(f"ipsec: the host key of {identity} is not ECDSA")
     san = [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
     cert = (
         x509.CertificateBuilder()
         .subject_name(_name(identity))
         .issuer_name(ca.subject)
-        .public_key(csr.public_key())
+        .public_key(public_key)
         .serial_number(x509.random_serial_number())
         .not_valid_before(_now() - dt.timedelta(minutes=5))
         .not_valid_after(min(_now() + dt.timedelta(days=days), ca.not_valid_after_utc))
