@@ -203,3 +203,39 @@ def test_strict_turns_warnings_into_failure() -> None:
     capture = parse_file(TESTS / "all_reduce_perf_p5en_elided.txt")
     assert gate([capture], "p5en.48xlarge").passed
     assert not gate([capture], "p5en.48xlarge", strict=True).passed
+
+
+@pytest.mark.parametrize(
+    ("fixture", "instance_type", "nodes", "expected"),
+    [
+        # TCPXO, 8 x 200G: 188.90 / 200
+        ("all_gather_perf_gke_a3mega_tcpxo_2node.txt", "a3-megagpu-8g", 2, "= 0.94 of the 200.0"),
+        # RoCE (gIB), 8 x 400G: 332.16 / 400
+        ("all_gather_perf_gke_a3ultra_gib_2node.txt", "a3-ultragpu-8g", 2, "= 0.83 of the 400.0"),
+        # TCPX, 4 x 200G: 71.35 / 100 against the per-type 0.45 threshold (thresholds.yaml)
+        ("all_gather_perf_gke_a3high_tcpx_2node.txt", "a3-highgpu-8g", 2, "threshold 0.45"),
+        # InfiniBand HDR, 8 x 200G: 188.70 / 200 (legacy format, 2 nodes) and 191.56 (4 nodes)
+        (
+            "all_reduce_perf_2x_dgx_a100_k8s_legacy_error_col.txt",
+            "Standard_ND96asr_v4",
+            None,
+            "= 0.94 of the 200.0",
+        ),
+        (
+            "all_reduce_perf_4x_dgx_a100_slurm_legacy_error_col.txt",
+            "Standard_ND96asr_v4",
+            None,
+            "= 0.96 of the 200.0",
+        ),
+        # EFA p5en, 16 x 200G, 128 ranks inferred: 369.86 / 400
+        ("all_reduce_perf_p5en_elided.txt", "p5en.48xlarge", None, "= 0.92 of the 400.0"),
+    ],
+)
+def test_bandwidth_gate_across_clouds(
+    fixture: str, instance_type: str, nodes: int | None, expected: str
+) -> None:
+    if instance_type not in catalog():
+        pytest.skip(f"{instance_type} not in the catalog")
+    report = gate([parse_file(TESTS / fixture)], instance_type, nodes)
+    (bw,) = by_check(report, "bandwidth")
+    assert bw.status == "pass" and expected in bw.message, bw.message
