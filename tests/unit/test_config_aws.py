@@ -277,3 +277,19 @@ def test_integral_json_values_from_pulumi_config_parse() -> None:
 def test_other_namespaces_are_ignored_but_unknown_gpufabric_keys_are_not() -> None:
     cfg = parse({**BASE, "aws:profile": "dev", "pulumi:tags": {}}, "s")
     assert cfg.region == "us-east-1"
+
+
+@pytest.mark.parametrize(
+    ("storage", "key"),
+    [
+        ({"type": "fsx-lustre", "capacityGib": "lots"}, "gpufabric:storage.capacityGib"),
+        ({"type": "azure-managed-lustre", "capacityTib": "lots"}, "gpufabric:storage.capacityTib"),
+        ({"type": "managed-lustre", "capacityGib": "lots"}, "gpufabric:storage.capacityGib"),
+    ],
+)
+def test_type_errors_inside_any_storage_type_name_the_clean_key(
+    storage: dict[str, Any], key: str
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse({**BASE, "gpufabric:storage": storage}, "s")
+    assert str(err.value).startswith(f"{key}: 'lots' is not valid"), str(err.value)

@@ -60,8 +60,9 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:
     """The first pydantic error as 'gpufabric:<path>: <value> ...; <what is allowed>'."""
     err = exc.errors(include_url=False)[0]
     loc = [str(part) for part in err["loc"]]
-    # discriminated unions add the tag ('fsx-lustre') to the location: drop it
-    loc = [part for part in loc if part not in ("fsx-lustre", "none")]
+    # the storage union adds its tag ('fsx-lustre', 'managed-lustre', ...) to the location
+    if loc[:1] == ["storage"] and len(loc) > 1:
+        del loc[1]
     if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
         loc.append("type")
     key = f"{NAMESPACE}:{'.'.join(loc)}" if loc else f"{NAMESPACE}:(stack)"
