@@ -29,7 +29,7 @@ def test_clean_stack_exits_0_after_the_plan() -> None:
     result = run("plan", "-s", "aws-h100", "--policy")
     assert result.returncode == 0, result.stderr
     assert "Plan for stack aws-h100" in result.stdout
-    assert result.stdout.rstrip().splitlines()[-1] == "policy: all 8 gpufabric policies pass"
+    assert result.stdout.rstrip().splitlines()[-1] == "policy: all 9 gpufabric policies pass"
 
 
 @pytest.mark.parametrize(

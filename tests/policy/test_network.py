@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -117,3 +118,44 @@ def test_efa_policy_covers_the_ena_primary_layout_and_efa_storage() -> None:
         "gpufabric:storage.capacityGib=4800",
     )
     assert check_stack(view) == []
+
+
+GCP_FIREWALL = "gcp:compute/firewall:Firewall"
+
+
+def test_gcp_gpu_network_open_beyond_its_subnets_is_a_violation() -> None:
+    view = mutate(
+        stack("gcp-a3-mega"),
+        GCP_FIREWALL,
+        lambda p: p.update(sourceRanges=["10.128.32.0/19"]),  # gpu-1's range into gpu-0
+        "gcp-a3-mega-gpu-0-internal",
+    )
+    found = by_policy(check_stack(view), "gpu-network-cluster-only")
+    assert [v.resource for v in found] == [f"{GCP_FIREWALL} gcp-a3-mega-gpu-0-internal"]
+    assert "outside its own subnets (10.128.0.0/19)" in found[0].reason
+
+
+def test_gcp_host_network_rules_are_not_gpu_network_rules() -> None:
+    # the SSH rule on the host VPC admits the admin network: fine for this policy
+    view = mutate(
+        stack("gcp-a3-mega"),
+        GCP_FIREWALL,
+        lambda p: p.update(sourceRanges=["192.168.0.0/16"]),
+        "gcp-a3-mega-ssh",
+    )
+    assert by_policy(check_stack(view), "gpu-network-cluster-only") == []
+
+
+def test_gcp_rdma_network_rule_from_outside_is_a_violation() -> None:
+    view = stack("gcp-a3-ultra")
+    rule = copy.deepcopy(
+        next(r for r in view.resources if r.name == "gcp-a3-ultra-host-0-internal")
+    )
+    props = dict(rule.props)
+    props["network"] = "<gcp-a3-ultra-rdma.id>"
+    view.resources.append(
+        Resource(rule.type, "rdma-open", "<rdma-open.id>", props, rule.urn + "-rdma")
+    )
+    found = by_policy(check_stack(view), "gpu-network-cluster-only")
+    assert {v.resource for v in found} == {f"{GCP_FIREWALL} rdma-open"}
+    assert len(found) == len(props["sourceRanges"])  # one line per range from outside

@@ -6,6 +6,7 @@ import ipaddress
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gpufabric.catalog import catalog
 from gpufabric.policies.model import (
     Resource,
     ResourcePolicy,
@@ -15,7 +16,7 @@ from gpufabric.policies.model import (
     is_true,
     maps,
 )
-from gpufabric.policies.nodes import AWS_INSTANCE, AWS_TEMPLATE, gpu_nodes
+from gpufabric.policies.nodes import AWS_INSTANCE, AWS_TEMPLATE, gpu_nodes, instance_type
 
 AWS_SG = "aws:ec2/securityGroup:SecurityGroup"
 AWS_SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
@@ -198,4 +199,84 @@ EFA_SELF_ONLY = StackPolicy(
         "itself (both are required for EFA) and references no other group, CIDR or prefix list"
     ),
     check=_efa_self_only,
+)
+
+
+# -- GCP: the GPU NICs' VPCs take traffic from the cluster only ------------------------------
+
+GCP_NETWORK = "gcp:compute/network:Network"
+GCP_SUBNET = "gcp:compute/subnetwork:Subnetwork"
+
+
+def gcp_gpu_networks(stack: Stack) -> dict[str, tuple[Resource, list[str]]]:
+    """{label: (network, its subnets' ranges)} for the VPCs of GPU NICs (those after the
+    instance type's host NICs)."""
+    found: dict[str, tuple[Resource, list[str]]] = {}
+    for node in gpu_nodes(stack):
+        definition = node.definition
+        entry = catalog().get(instance_type(definition) or "")
+        if not definition.type.startswith("gcp:") or entry is None or entry.gcp is None:
+            continue
+        for nic in list(maps(definition.props.get("networkInterfaces")))[entry.gcp.host_nics :]:
+            subnet = stack.resolve(
+                nic.get("subnetwork"), [GCP_SUBNET], definition, "networkInterfaces"
+            )
+            ref = nic.get("network") or (subnet.props.get("network") if subnet else None)
+            network = stack.resolve(ref, [GCP_NETWORK], subnet or definition, "network")
+            if network is not None:
+                found[network.label] = (network, _ranges_of(stack, network))
+    return found
+
+
+def _ranges_of(stack: Stack, network: Resource) -> list[str]:
+    ranges = []
+    for subnet in stack.of_type(GCP_SUBNET):
+        if stack.resolve(subnet.props.get("network"), [GCP_NETWORK], subnet, "network") is network:
+            ranges.append(str(subnet.props.get("ipCidrRange")))
+            ranges += [
+                str(r.get("ipCidrRange")) for r in maps(subnet.props.get("secondaryIpRanges"))
+            ]
+    return ranges
+
+
+def _inside(source: str, ranges: list[str]) -> bool:
+    try:
+        net = ipaddress.ip_network(source, strict=False)
+        outers = [ipaddress.ip_network(r, strict=False) for r in ranges]
+    except ValueError:
+        return False
+    if isinstance(net, ipaddress.IPv4Network):
+        return any(isinstance(o, ipaddress.IPv4Network) and net.subnet_of(o) for o in outers)
+    return any(isinstance(o, ipaddress.IPv6Network) and net.subnet_of(o) for o in outers)
+
+
+def _gpu_network_cluster_only(stack: Stack) -> Iterator[tuple[Resource, str]]:
+    networks = gcp_gpu_networks(stack)
+    for rule in stack.of_type(GCP_FIREWALL):
+        network = stack.resolve(rule.props.get("network"), [GCP_NETWORK], rule, "network")
+        if network is None or network.label not in networks:
+            continue
+        if str(rule.props.get("direction") or "INGRESS").upper() != "INGRESS":
+            continue
+        if not as_list(rule.props.get("allows")) or is_true(rule.props.get("disabled")):
+            continue
+        ranges = networks[network.label][1]
+        for source in as_list(rule.props.get("sourceRanges")):
+            if not _inside(str(source), ranges):
+                yield (
+                    rule,
+                    (
+                        f"GPU network {network.name} allows ingress from {source}, outside its "
+                        f"own subnets ({', '.join(ranges) or 'none'})"
+                    ),
+                )
+
+
+GPU_NETWORK_CLUSTER_ONLY = StackPolicy(
+    name="gpu-network-cluster-only",
+    description=(
+        "GCP: firewall rules on the VPCs of GPU NICs (after the host NICs) allow ingress only "
+        "from those VPCs' own subnets, the counterpart of the EFA group's self-only rule"
+    ),
+    check=_gpu_network_cluster_only,
 )

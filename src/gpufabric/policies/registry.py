@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpufabric.policies.model import ResourcePolicy, Stack, StackPolicy, Violation
-from gpufabric.policies.network import EFA_SELF_ONLY, NO_WORLD_INGRESS
+from gpufabric.policies.network import EFA_SELF_ONLY, GPU_NETWORK_CLUSTER_ONLY, NO_WORLD_INGRESS
 from gpufabric.policies.nodes import IMDSV2, NO_PUBLIC_IP
 from gpufabric.policies.placement import PLACEMENT
 from gpufabric.policies.storage import ENCRYPTION_AT_REST, STORAGE_ZONE
@@ -15,6 +15,7 @@ STACK_POLICIES: tuple[StackPolicy, ...] = (
     STORAGE_ZONE,
     NO_PUBLIC_IP,
     EFA_SELF_ONLY,
+    GPU_NETWORK_CLUSTER_ONLY,
     ENCRYPTION_IN_TRANSIT,
 )
 
