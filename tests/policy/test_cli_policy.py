@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from gpufabric.policies import RESOURCE_POLICIES, STACK_POLICIES
+
 from .helpers import REPO
 
 
@@ -29,7 +31,8 @@ def test_clean_stack_exits_0_after_the_plan() -> None:
     result = run("plan", "-s", "aws-h100", "--policy")
     assert result.returncode == 0, result.stderr
     assert "Plan for stack aws-h100" in result.stdout
-    assert result.stdout.rstrip().splitlines()[-1] == "policy: all 9 gpufabric policies pass"
+    total = len(RESOURCE_POLICIES) + len(STACK_POLICIES)
+    assert result.stdout.rstrip().splitlines()[-1] == f"policy: all {total} gpufabric policies pass"
 
 
 @pytest.mark.parametrize(
