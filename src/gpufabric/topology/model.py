@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from gpufabric.errors import UserError
 from gpufabric.topology.hostlist import natural_key
@@ -64,7 +65,7 @@ class Topology:
             seen.add(host.name)
         self.parents()  # validates that the paths form a tree
 
-    @property
+    @cached_property
     def depth(self) -> int:
         return max(len(h.path) for h in self.hosts)
 

@@ -6,10 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import yaml
-
 from gpufabric.errors import UserError
-from gpufabric.topology.emit.names import label_value
+from gpufabric.topology.emit.names import dump_yaml, label_value
 from gpufabric.topology.model import Host, Topology, level_names, padded_path
 
 HOSTFILE_STYLES = ("plain", "mpirun", "torchrun", "srun")
@@ -61,7 +59,7 @@ def k8s_labels(topology: Topology) -> str:
         "# Kubernetes node labels, one per network level (top first); apply with\n"
         "#   kubectl label node NAME KEY=VALUE ... --overwrite\n"
     )
-    return head + yaml.safe_dump(doc, sort_keys=True, default_flow_style=False)
+    return head + dump_yaml(doc, sort_keys=True)
 
 
 def kueue_topology(topology: Topology, name: str = "gpufabric-network") -> str:
@@ -74,7 +72,7 @@ def kueue_topology(topology: Topology, name: str = "gpufabric-network") -> str:
         "metadata": {"name": name},
         "spec": {"levels": levels},
     }
-    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+    return dump_yaml(doc)
 
 
 def host_record(host: Host) -> dict[str, Any]:

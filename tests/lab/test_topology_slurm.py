@@ -1,0 +1,90 @@
+"""roles/topology against the session lab and a real slurmctld (Debian's slurm-wlm 22.05).
+
+The lab's inventory gives each host its leaf (gpufabric_leaf); the role renders topology.conf
+with the gpufabric CLI, writes it on the controller host and restarts slurmctld, which must then
+list exactly the lab's leaves and hosts in `scontrol show topology`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpufabric.lab.handle import LabHandle
+from gpufabric.lab.summary import parse_recap
+from gpufabric.topology.hostlist import compress, expand
+from gpufabric.topology.score import ring_edges
+
+pytestmark = pytest.mark.lab
+
+# A minimal slurm.conf for the test only (no Slurm role in this repository writes one).
+SLURM_CONF = """ClusterName=gftopo
+SlurmctldHost={controller}
+AuthType=auth/munge
+SlurmUser=root
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+StateSaveLocation=/var/lib/slurm/gftopo
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+NodeName={nodes} CPUs=1 State=UNKNOWN
+PartitionName=all Nodes=ALL Default=YES State=UP
+"""
+CLEANUP = (
+    "systemctl stop slurmctld munge; rm -rf /etc/slurm/slurm.conf /etc/slurm/topology.conf "
+    "/var/lib/slurm/gftopo /etc/gpufabric/hostfile /var/log/slurm/slurmctld.log"
+)
+
+
+@pytest.fixture
+def slurmctld(lab: LabHandle) -> Iterator[str]:
+    """slurmctld running on the controller host with a topology-less slurm.conf."""
+    host = lab.controller
+    conf = SLURM_CONF.format(controller=host, nodes=compress(lab.hosts))
+    lab.run(host, "sh", "-c", "mkdir -p /var/lib/slurm/gftopo /var/log/slurm && "
+            "cat > /etc/slurm/slurm.conf", input_text=conf)
+    lab.sh(host, "systemctl start munge slurmctld && sleep 1 && systemctl is-active slurmctld")
+    try:
+        yield host
+    finally:
+        lab.sh(host, CLEANUP, check=False)
+
+
+def switches(scontrol: str) -> dict[str, dict[str, str]]:
+    out = {}
+    for line in scontrol.splitlines():
+        fields = dict(re.findall(r"(\w+)=(\S+)", line))
+        if "SwitchName" in fields:
+            out[fields["SwitchName"]] = fields
+    return out
+
+
+def test_role_loads_the_topology_into_slurmctld(
+    lab: LabHandle, slurmctld: str, tmp_path: Path
+) -> None:
+    workdir = ["-e", f"topology_workdir={tmp_path}"]
+    first = lab.ansible_playbook("playbooks/topology.yml", *workdir)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr
+    topo = switches(lab.run(slurmctld, "scontrol", "show", "topology").stdout)
+    by_leaf: dict[str, set[str]] = {}
+    for host, leaf in lab.leaves.items():
+        by_leaf.setdefault(leaf, set()).add(host)
+    for leaf, hosts in by_leaf.items():
+        assert set(expand(topo[leaf]["Nodes"])) == hosts
+        assert topo[leaf]["Level"] == "0"
+    assert set(expand(topo["fabric"]["Switches"])) == set(by_leaf)  # one root above the leaves
+    assert "TopologyPlugin=topology/tree" in lab.run(slurmctld, "cat", "/etc/slurm/slurm.conf").stdout
+
+    order = lab.run(slurmctld, "cat", "/etc/gpufabric/hostfile").stdout.split()[::2]
+    assert sorted(order) == sorted(lab.hosts)
+    assert ring_edges([lab.leaves[h] for h in order]) == len(by_leaf)  # the lower bound
+
+    second = lab.ansible_playbook("playbooks/topology.yml", *workdir)
+    assert second.returncode == 0, second.stdout[-4000:]
+    assert all(c["changed"] == 0 for c in parse_recap(second.stdout).values()), second.stdout
+    check = lab.ansible_playbook("playbooks/topology.yml", *workdir, "--check", "--diff")
+    assert check.returncode == 0, check.stdout[-4000:]
