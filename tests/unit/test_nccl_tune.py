@@ -192,3 +192,19 @@ def test_cli_tune_pick_writes_files_and_tuner_check_accepts_them(recorded, tmp_p
     bad.write_text("allreduce,0,65536,tree,simple,-1,1,-1\n")
     check = runner.invoke(app, ["nccl", "tuner-check", str(bad)])
     assert check.exit_code == 1 and "channel caveat" in check.output
+
+
+def test_failed_trials_are_skipped_not_fatal(recorded) -> None:
+    plan, directory = recorded
+    broken = "h:1:1 [0] init.cc:1 NCCL WARN NVLS is not supported on this system\n"
+    for trial in plan.trials:
+        if ".nvls" in trial.id or trial.env_dict.get("NCCL_BUFFSIZE") == "8388608":
+            (directory / f"{trial.id}.txt").write_text(broken)
+    result = pick(plan, run_sweep(plan, RecordedRunner(directory)))
+    assert "all_reduce.nvls-simple-c16" in result.failed_trials
+    assert all(p.choice.algorithm != "nvls" for p in result.picks)
+    assert result.global_env == {}  # the helpful setting now breaks runs: not a candidate
+    assert errors(validate(result.tuner_conf(), nodes=2, ranks=16)) == []
+    (directory / "all_reduce.default.txt").write_text(broken)
+    with pytest.raises(UserError, match="NCCL-default run has no complete table"):
+        pick(plan, run_sweep(plan, RecordedRunner(directory)))

@@ -175,6 +175,12 @@ def _write_tune(result: TuneResult, out: Path, as_json: bool) -> None:
             typer.echo(f"global {label}: {gain:+.1%}{kept}")
         for line in result.regressions:
             typer.echo(f"WARN {line}")
+        if result.failed_trials:
+            typer.echo(
+                f"WARN {len(result.failed_trials)} trials failed (no complete table), "
+                f"skipped: {', '.join(result.failed_trials[:5])}"
+                + (" ..." if len(result.failed_trials) > 5 else "")
+            )
         typer.echo(f"wrote {out / 'nccl.conf'}, {out / 'nccl_tuner.conf'}, {out / 'tune.json'}")
     for problem in problems:
         typer.echo(f"tuner file {problem.text()}", err=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ def parse_text(text: str, name: str = "<text>", collective: str | None = None) -
     if text.lstrip().startswith("{"):
         result = parse_tests_json(text, name)
         if collective:
-            result = type(result)(**{**result.__dict__, "collective": collective})
+            result = replace(result, collective=collective)
         return Capture(path=name, results=(result,), debug=DebugInfo())
     coll = collective or collective_from_name(name)
     results = parse_tests_text(text, coll)

@@ -137,6 +137,7 @@ class TuneResult:
     rules: list[TunerRule] = field(default_factory=list)
     curves: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)
     regressions: list[str] = field(default_factory=list)
+    failed_trials: list[str] = field(default_factory=list)  # runs without a complete table
 
     def nccl_conf(self) -> str:
         lines = [
@@ -167,11 +168,24 @@ def _label(env: tuple[tuple[str, str], ...]) -> str:
     return ",".join(f"{k}={v}" for k, v in env)
 
 
-def _result(captures: dict[str, Capture], trial: Trial) -> TestsResult:
-    capture = captures[trial.id]
-    if not capture.results or not capture.results[0].rows:
-        raise UserError(f"trial {trial.id}: output has no nccl-tests rows")
-    return capture.results[0]
+def _result(captures: dict[str, Capture], trial: Trial) -> TestsResult | None:
+    """The trial's table, or None when the run failed (no rows, or cut short before its footer:
+    e.g. NCCL refusing a forced algorithm the hardware lacks, or a timeout)."""
+    capture = captures.get(trial.id)
+    if capture is None or not capture.results:
+        return None
+    result = capture.results[0]
+    return result if result.rows and result.complete else None
+
+
+def _default(captures: dict[str, Capture], trial: Trial) -> TestsResult:
+    result = _result(captures, trial)
+    if result is None:
+        raise UserError(
+            f"trial {trial.id}: the NCCL-default run has no complete table; "
+            "nothing to compare against"
+        )
+    return result
 
 
 def _default_channels(plan: Plan, captures: dict[str, Capture]) -> int:
@@ -215,7 +229,8 @@ def pick(
 ) -> TuneResult:
     """Best choice per (collective, bucket), best global settings, and the gains over defaults."""
     space = space or sweep_space()
-    defaults = {t.collective: _result(captures, t) for t in plan.trials if t.stage == "default"}
+    defaults = {t.collective: _default(captures, t) for t in plan.trials if t.stage == "default"}
+    failed = [t.id for t in plan.trials if t.stage != "default" and _result(captures, t) is None]
     picks: list[BucketPick] = []
     curves: dict[str, dict[str, list[tuple[int, float]]]] = {}
     regressions: list[str] = []
@@ -226,13 +241,14 @@ def pick(
             scored = []
             for t in plan.trials:
                 if t.collective == coll and t.stage == "choice" and t.choice is not None:
-                    s = speedup(base, _result(captures, t), bucket)
+                    res = _result(captures, t)
+                    s = speedup(base, res, bucket) if res is not None else None
                     if s is not None:
-                        scored.append((s, t))
+                        scored.append((s, t, res))
             if not scored:
                 continue
-            best, trial = max(scored, key=lambda x: x[0])
-            assert trial.choice is not None
+            best, trial, best_res = max(scored, key=lambda x: x[0])
+            assert trial.choice is not None and best_res is not None
             picks.append(BucketPick(coll, bucket.name, trial.choice, best - 1, len(scored)))
             if best - 1 < -float(space["max_regression"]):
                 regressions.append(
@@ -241,7 +257,7 @@ def pick(
                 )
             tuned_curve += [
                 (r.size, r.best_busbw())
-                for r in _result(captures, trial).rows
+                for r in best_res.rows
                 if bucket.holds(r.size) and r.size > 0
             ]
         curves[coll] = {
@@ -260,6 +276,7 @@ def pick(
         channels,
         curves=curves,
         regressions=regressions,
+        failed_trials=failed,
     )
     result.rules = _rules(picks, plan, channels)
     return result
@@ -282,9 +299,13 @@ def _pick_globals(
     for env, trials in by_env.items():
         logs: list[float] = []
         worst = 0.0
-        for t in trials:
+        results = [(t, _result(captures, t)) for t in trials]
+        if any(res is None for _, res in results):
+            continue  # a setting that breaks a run is not a candidate
+        for t, res in results:
+            assert res is not None
             for b in large:
-                s = speedup(defaults[t.collective], _result(captures, t), b)
+                s = speedup(defaults[t.collective], res, b)
                 if s is not None:
                     logs.append(math.log(s))
                     worst = min(worst, s - 1)
