@@ -105,7 +105,7 @@ def test_pack_reports_what_the_offline_run_reports() -> None:
     assert _run_pack(view) == offline
 
 
-def test_without_the_root_stack_the_transit_policy_is_not_applicable() -> None:
+def test_without_known_stack_outputs_the_transit_policy_is_not_applicable() -> None:
     from pulumi_policy.policy import _NotApplicableError
 
     transit = next(p for p in pack_policies() if p.name == "encryption-in-transit-explicit")
@@ -113,6 +113,10 @@ def test_without_the_root_stack_the_transit_policy_is_not_applicable() -> None:
     args = StackValidationArgs(_resources(stack("aws-h100"), with_root=False), None)
     with pytest.raises(_NotApplicableError):
         transit.validate(args, lambda message, urn=None: None)
+    empty = stack("aws-h100")
+    empty.outputs = {}  # a preview may send the root stack with no outputs yet
+    with pytest.raises(_NotApplicableError):
+        transit.validate(StackValidationArgs(_resources(empty), None), lambda m, urn=None: None)
 
 
 def test_engine_references_resolve_through_property_dependencies() -> None:
