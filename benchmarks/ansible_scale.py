@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpufabric.lab.handle import REPO, LabHandle
+from gpufabric.lab.handle import REPO, LabHandle, process_lab_name
 from gpufabric.lab.lab import check_root, check_tools
 from gpufabric.lab.summary import parse_recap
 
-LAB_NAME = "gfbench"
+LAB_NAME = process_lab_name("gfbench")
 SETTINGS: dict[str, dict[str, str]] = {
     "plain": {"ANSIBLE_PIPELINING": "False", "ANSIBLE_GATHERING": "implicit"},
     "pipelined": {"ANSIBLE_PIPELINING": "True", "ANSIBLE_GATHERING": "implicit"},

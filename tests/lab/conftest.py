@@ -15,8 +15,10 @@ Put lab tests (any area: roles, IPsec, topology/Slurm) under tests/lab/ and mark
     lab.set_spine_rate("1gbit" | None)
 
 Hosts are shared by every test of the session: leave them as you would want to find them.
-The lab is named $GPUFABRIC_TEST_LAB_NAME (default "gftest"), never the developer's own
-default lab ("gpufabric"). Skipped (with the reason) when not root.
+The lab is named "gftest<pid of pytest>" (or $GPUFABRIC_TEST_LAB_NAME): never the developer's
+own default lab ("gpufabric"), and never another concurrent test run's lab (several engineers
+share one machine). Labs of crashed runs (gftest<pid> with the pid gone) are taken down first.
+Skipped (with the reason) when not root.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from gpufabric.lab.handle import LabHandle
+from gpufabric.lab.handle import LabHandle, process_lab_name, reap_stale_labs
 from gpufabric.lab.lab import check_tools
 
-TEST_LAB_NAME = os.environ.get("GPUFABRIC_TEST_LAB_NAME", "gftest")
+TEST_LAB_PREFIX = "gftest"
 
 
 def require_lab_machine() -> None:
@@ -42,7 +44,9 @@ def require_lab_machine() -> None:
 @pytest.fixture(scope="session")
 def lab() -> Iterator[LabHandle]:
     require_lab_machine()
-    handle = LabHandle.start(TEST_LAB_NAME, nodes=4, leaves=2)
+    reap_stale_labs(TEST_LAB_PREFIX)
+    name = os.environ.get("GPUFABRIC_TEST_LAB_NAME") or process_lab_name(TEST_LAB_PREFIX)
+    handle = LabHandle.start(name, nodes=4, leaves=2)
     try:
         yield handle
     finally:

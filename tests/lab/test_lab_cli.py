@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpufabric.lab.handle import venv_bin
+from gpufabric.lab.handle import process_lab_name, reap_stale_labs, venv_bin
 from gpufabric.lab.hosts import PROPAGATE_DIR
 from gpufabric.lab.state import LabPaths
 
 pytestmark = pytest.mark.lab
-NAME = "gfclitest"  # not the session lab, not the developer's default lab
+PREFIX = "gfcli"  # gfcli<pid>: not the session lab, not the developer's, not another run's
 
 
 def gf(*args: str, env: dict[str, str] | None = None,
@@ -52,9 +52,10 @@ def leftovers(name: str) -> list[str]:
 def cli_lab() -> Iterator[str]:
     if os.geteuid() != 0:
         pytest.skip("lab tests need root (network namespaces, mounts, systemd-nspawn)")
-    gf("lab", "down", "--name", NAME)
-    yield NAME
-    gf("lab", "down", "--name", NAME)
+    reap_stale_labs(PREFIX)
+    name = process_lab_name(PREFIX)
+    yield name
+    gf("lab", "down", "--name", name)
 
 
 def test_up_status_inventory_down_leave_nothing(cli_lab: str) -> None:
@@ -161,3 +162,18 @@ def test_failed_start_removes_what_it_made(cli_lab: str, monkeypatch: pytest.Mon
     assert sorted(p.name for p in kept.iterdir()) == ["h1.console.log", "h2.console.log"]
     down = gf("lab", "down", "--name", cli_lab)  # and `down` removes those too
     assert down.returncode == 0 and leftovers(cli_lab) == []
+
+
+def test_labs_of_dead_runs_are_reaped_live_ones_kept(cli_lab: str) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is gone: a lab named after it belongs to a crashed run
+    stale = f"{PREFIX}{dead.pid}"
+    for name in (stale, cli_lab):
+        up = gf("lab", "up", "--nodes", "1", "--leaves", "1", "--name", name)
+        assert up.returncode == 0, up.stderr
+    try:
+        assert reap_stale_labs(PREFIX) == [stale]
+        assert leftovers(stale) == []
+        assert gf("lab", "status", "--name", cli_lab).returncode == 0  # this run's lab stays
+    finally:
+        gf("lab", "down", "--name", stale)

@@ -8,14 +8,15 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from gpufabric.lab import lab
-from gpufabric.lab.state import LabPaths, LabState
+from gpufabric.lab import lab, network
+from gpufabric.lab.state import LabPaths, LabState, state_root
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -24,6 +25,26 @@ def venv_bin(tool: str) -> str:
     """A tool of the running Python's venv (ansible-playbook, gpufabric), else from PATH."""
     candidate = Path(sys.executable).parent / tool
     return str(candidate) if candidate.exists() else tool
+
+
+def process_lab_name(prefix: str) -> str:
+    """A lab name for this process (`<prefix><pid>`): concurrent test runs never share a lab."""
+    return f"{prefix}{os.getpid()}"
+
+
+def reap_stale_labs(prefix: str) -> list[str]:
+    """Take down labs named `<prefix><pid>` whose process is gone (a crashed or killed run)."""
+    pattern = re.compile(rf"^{re.escape(prefix)}(\d+)$")
+    names = {d.name for d in state_root().iterdir()} if state_root().is_dir() else set()
+    names |= {ns.split("-")[1] for ns in network.existing_netns() if ns.startswith("gf-")
+              and ns.count("-") == 2}
+    stale = []
+    for name in sorted(names):
+        m = pattern.match(name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
+            lab.down(name)
+            stale.append(name)
+    return stale
 
 
 @dataclass
