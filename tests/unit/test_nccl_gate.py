@@ -239,3 +239,19 @@ def test_bandwidth_gate_across_clouds(
     report = gate([parse_file(TESTS / fixture)], instance_type, nodes)
     (bw,) = by_check(report, "bandwidth")
     assert bw.status == "pass" and expected in bw.message, bw.message
+
+
+def test_derived_bounds_only_warn() -> None:
+    # the real sendrecv table gated as 2 p5 nodes (73.8 GB/s vs one GPU's 50 GB/s share = 1.48)
+    # with a ring efficiency of 1.6 demanded: sendrecv is advisory, so it warns, not fails
+    base = thresholds()
+    strict = base.model_copy(
+        update={"efficiency": base.efficiency.model_copy(update={"ring": 1.6})}
+    )
+    capture = parse_file(TESTS / "sendrecv_perf_a100_leonardo_intranode_nccl_info.txt")
+    report = gate([capture], "p5.48xlarge", nodes=2, limits=strict)
+    (bw,) = by_check(report, "bandwidth")
+    assert bw.status == "warn" and "= 1.48 of the 50.0" in bw.message and "advisory" in bw.message
+    all_reduce = parse_file(P4D_LOG)
+    (bw2,) = by_check(gate([all_reduce], "p4d.24xlarge", limits=strict), "bandwidth")
+    assert bw2.status == "fail"  # all_reduce is not advisory

@@ -45,6 +45,7 @@ class Thresholds(_Strict):
     large_message_bytes: int = Field(gt=0)
     efficiency: Efficiency
     ceiling_tolerance: float = Field(ge=1.0)
+    advisory_collectives: list[str] = []
     fabrics: dict[str, FabricRule]
     socket_fallbacks: list[str]
     fatal_warnings: list[str]
