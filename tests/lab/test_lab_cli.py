@@ -113,8 +113,8 @@ def test_down_cleans_up_after_a_lost_state_file(cli_lab: str, damage: str) -> No
         (["--leaves", "0"], "error: --leaves: 0 is not valid; use 1 to 8"),
         (["--nodes", "2", "--leaves", "3"],
          "error: --leaves: 3 is not valid; at most one leaf per host (--nodes 2)"),
-        (["--spine-rate", "fast"], "error: --spine-rate: 'fast' is not valid; use a tc rate of "
-         "at least 8kbit such as 500mbit, 1gbit, 10gbit"),
+        (["--spine-rate", "fast"], "error: --spine-rate: 'fast' is not valid; use a tc rate "
+         "from 8kbit to 1tbit such as 500mbit, 1gbit, 10gbit"),
         (["--name", "Bad_Name"], "error: --name: 'Bad_Name' is not valid; use 1-20 lowercase "
          "letters and digits, starting with a letter"),
     ],

@@ -71,12 +71,12 @@ def test_bad_names(name: str) -> None:
 
 @pytest.mark.parametrize(("rate", "bits"), [
     ("1gbit", 10**9), ("500mbit", 5 * 10**8), ("2.5Gbit", 25 * 10**8), ("100mbps", 8 * 10**8),
-    ("8kbit", 8000)])
+    ("8kbit", 8000), ("1tbit", 10**12)])
 def test_rates(rate: str, bits: int) -> None:
     assert layout.rate_bits(rate) == bits
 
 
-@pytest.mark.parametrize("rate", ["fast", "1", "1gb", "-1gbit", "1kbit", ""])
+@pytest.mark.parametrize("rate", ["fast", "1", "1gb", "-1gbit", "1kbit", "", "2tbit"])
 def test_bad_rates(rate: str) -> None:
     with pytest.raises(UserError, match=r"^--spine-rate: "):
         layout.rate_bits(rate)

@@ -82,9 +82,9 @@ def rate_bits(rate: str) -> int:
     """'1gbit' -> 1000000000 (tc's units: *bit are bits/s, *bps are bytes/s)."""
     m = RATE_RE.match(rate.strip().lower())
     bits = int(float(m.group(1)) * _RATE_UNIT[m.group(2)]) if m else 0
-    if bits < 8000:
-        raise UserError(f"--spine-rate: {rate!r} is not valid; use a tc rate of at least "
-                        "8kbit such as 500mbit, 1gbit, 10gbit")
+    if not 8000 <= bits <= 10**12:
+        raise UserError(f"--spine-rate: {rate!r} is not valid; use a tc rate from 8kbit to "
+                        "1tbit such as 500mbit, 1gbit, 10gbit")
     return bits
 
 
