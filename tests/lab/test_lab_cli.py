@@ -12,6 +12,7 @@ import yaml
 
 from gpufabric.lab.handle import process_lab_name, reap_stale_labs, venv_bin
 from gpufabric.lab.hosts import PROPAGATE_DIR
+from gpufabric.lab.lab import down as lab_down
 from gpufabric.lab.state import LabPaths
 
 pytestmark = pytest.mark.lab
@@ -55,7 +56,7 @@ def cli_lab() -> Iterator[str]:
     reap_stale_labs(PREFIX)
     name = process_lab_name(PREFIX)
     yield name
-    gf("lab", "down", "--name", name)
+    lab_down(name)  # in-process: a no-op when the test left nothing
 
 
 def test_up_status_inventory_down_leave_nothing(cli_lab: str) -> None:
