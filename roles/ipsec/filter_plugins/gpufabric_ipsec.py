@@ -6,19 +6,18 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 
-try:
-    from gpufabric.catalog import lookup
-    from gpufabric.errors import UserError
-    from gpufabric.ipsec import capture, certs, offload, proposals, swanctl
-except ImportError as exc:  # the controller must run Ansible from the project's venv
-    raise AnsibleFilterError(
-        f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
-        "project venv (.venv/bin/ansible-playbook)"
-    ) from exc
-
 
 def _user(fn: Any) -> Any:
+    """Import the library on first use (not at plugin load) and turn UserError into one line."""
+
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            from gpufabric.errors import UserError
+        except ImportError as exc:  # the controller must run Ansible from the project's venv
+            raise AnsibleFilterError(
+                f"the gpufabric library is not importable ({exc}); run ansible-playbook from "
+                "the project venv (.venv/bin/ansible-playbook)"
+            ) from exc
         try:
             return fn(*args, **kwargs)
         except UserError as exc:
@@ -31,17 +30,23 @@ def _user(fn: Any) -> Any:
 @_user
 def catalog_encryption(instance_type: str) -> str:
     """'native' | 'none' | 'unconfirmed' for an instance type (gpufabric.catalog)."""
+    from gpufabric.catalog import lookup
+
     return lookup(instance_type, key="gpufabric_instance_type").encryption_in_transit
 
 
 @_user
 def proposal_problems(value: str, kind: str) -> list[str]:
+    from gpufabric.ipsec import proposals
+
     return proposals.proposal_problems(value, kind)  # type: ignore[arg-type]
 
 
 @_user
 def datapath_plan(facts: dict[str, Any]) -> dict[str, Any]:
     """facts: datapath, offload, per_cpu, vendor, device, ethtool_k, strongswan, kernel."""
+    from gpufabric.ipsec import offload
+
     plan = offload.plan_datapath(
         datapath=facts["datapath"],
         offload=facts["offload"],
@@ -54,19 +59,28 @@ def datapath_plan(facts: dict[str, Any]) -> dict[str, Any]:
     return {"hw_offload": plan.hw_offload, "per_cpu_sas": plan.per_cpu_sas, "notes": plan.notes}
 
 
+@_user
 def reissue_reason(cert: str, ca: str, pubkey: str, identity: str, addresses: list[str],
                    renew_days: int, rotate: bool = False) -> str:  # fmt: skip
     """'' when the host certificate is still right, else why it must be re-issued."""
+    from gpufabric.ipsec import certs
+
     if rotate:
         return "rotation requested (ipsec_rotate_certs)"
     return certs.reissue_reason(cert, ca, pubkey, identity, addresses, int(renew_days)) or ""
 
 
+@_user
 def missing_peers(list_sas: str, peers: list[str]) -> list[str]:
+    from gpufabric.ipsec import swanctl
+
     return swanctl.missing_peers(swanctl.parse_list_sas(list_sas), peers)
 
 
+@_user
 def swanctl_sas(list_sas: str) -> list[dict[str, Any]]:
+    from gpufabric.ipsec import swanctl
+
     return [
         {"name": sa.name, "state": sa.state, "remote": sa.remote_addr, "up": sa.up,
          "children": [c.state for c in sa.children]}
@@ -74,7 +88,10 @@ def swanctl_sas(list_sas: str) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+@_user
 def capture_verdict(text: str, members: list[str]) -> dict[str, Any]:
+    from gpufabric.ipsec import capture
+
     verdict = capture.classify(text, members)
     return {"esp": verdict.esp, "ike": verdict.ike, "plaintext": verdict.plaintext}
 
