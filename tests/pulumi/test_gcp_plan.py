@@ -229,8 +229,12 @@ def test_other_storage_services_sit_in_the_nodes_zone(storage: str, token: str) 
     assert store.inputs["location"] == "us-central1-a"
     assert not plan.of_type(LUSTRE)
     assert plan.outputs["storage"]["zone"] == "us-central1-a"
+    if token == PARALLELSTORE:
+        assert store.inputs["network"] == f"{MEGA}-host-0"
+        assert store.inputs["reservedIpRange"] == one(plan, ADDRESS).inputs["name"]
     if token == FILESTORE:
         (network,) = store.inputs["networks"]
+        assert network["network"] == f"{MEGA}-host-0"
         assert network["connectMode"] == "PRIVATE_SERVICE_ACCESS"
         assert network["reservedIpRange"] == one(plan, ADDRESS).inputs["name"]
         assert plan.outputs["storage"]["mountCommand"].endswith("10.0.32.2:/share /filestore")

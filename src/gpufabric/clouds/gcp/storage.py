@@ -88,7 +88,7 @@ def _parallelstore(
         location=cfg.zone,
         capacity_gib=str(store.capacity_gib),
         deployment_type=store.deployment_type,
-        network=net.host.network.id,
+        network=net.host.network.name,  # Parallelstore takes the network's name
         reserved_ip_range=net.psa_range_name,
         labels=labels,
         description=f"gpufabric {cfg.name}: Parallelstore in {cfg.zone}",
