@@ -54,6 +54,18 @@ def slurmctld(lab: LabHandle) -> Iterator[str]:
         lab.sh(host, CLEANUP, check=False)
 
 
+# Stands in for kubectl (none on this machine): logs its arguments, says "not labeled" when the
+# same labels were applied before, as kubectl label --overwrite does.
+FAKE_KUBECTL = """#!/bin/sh
+case "$1" in
+  version) echo "Client Version: fake"; exit 0 ;;
+  label) if grep -qxF -- "$*" "{log}" 2>/dev/null; then echo "node/$3 not labeled";
+         else echo "$*" >> "{log}"; echo "node/$3 labeled"; fi ;;
+  *) exit 1 ;;
+esac
+"""
+
+
 def switches(scontrol: str) -> dict[str, dict[str, str]]:
     out = {}
     for line in scontrol.splitlines():
@@ -66,7 +78,11 @@ def switches(scontrol: str) -> dict[str, dict[str, str]]:
 def test_role_loads_the_topology_into_slurmctld(
     lab: LabHandle, slurmctld: str, tmp_path: Path
 ) -> None:
-    workdir = ["-e", f"topology_workdir={tmp_path}"]
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(FAKE_KUBECTL.format(log=tmp_path / "kubectl.log"))
+    kubectl.chmod(0o755)
+    workdir = ["-e", f"topology_workdir={tmp_path}", "-e", "topology_k8s_labels=true",
+               "-e", f"topology_kubectl={kubectl}"]
     first = lab.ansible_playbook("playbooks/topology.yml", *workdir)
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr
     topo = switches(lab.run(slurmctld, "scontrol", "show", "topology").stdout)
@@ -78,6 +94,13 @@ def test_role_loads_the_topology_into_slurmctld(
         assert topo[leaf]["Level"] == "0"
     assert set(expand(topo["fabric"]["Switches"])) == set(by_leaf)  # one root above the leaves
     assert "TopologyPlugin=topology/tree" in lab.run(slurmctld, "cat", "/etc/slurm/slurm.conf").stdout
+
+    labelled = (tmp_path / "kubectl.log").read_text().splitlines()
+    assert len(labelled) == len(lab.hosts)
+    for line in labelled:
+        words = line.split()
+        assert words[:2] == ["label", "node"] and words[-1] == "--overwrite"
+        assert f"network.gpufabric.io/leaf={lab.leaves[words[2]]}" in words
 
     order = lab.run(slurmctld, "cat", "/etc/gpufabric/hostfile").stdout.split()[::2]
     assert sorted(order) == sorted(lab.hosts)
