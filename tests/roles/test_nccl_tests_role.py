@@ -84,6 +84,7 @@ def test_role_conventions() -> None:
     assert (ROLE / "README.md").exists()
 
 
+@pytest.mark.slow
 def test_ansible_lint_production_profile() -> None:
     proc = subprocess.run(
         [str(BIN / "ansible-lint"), "roles/nccl_tests", "playbooks/benchmark.yml"],
@@ -264,3 +265,81 @@ def test_gate_step_fails_the_play_on_socket_fallback(tmp_path: Path) -> None:
     proc = gate_play(tmp_path, {"all_reduce": log}, "p5.48xlarge")
     assert proc.returncode != 0
     assert "fabric gate FAILED: FAIL transport" in proc.stdout and "socket fallback" in proc.stdout
+
+
+STAND_IN_MAKEFILES = {
+    # NCCL's `make src.build` -> build/lib/libnccl.so
+    "nccl": "src.build:\n\tmkdir -p build/lib && touch build/lib/libnccl.so\n",
+    # nccl-tests' `make` -> build/<coll>_perf, here scripts printing a real footer line
+    "nccl-tests": (
+        "all:\n\tmkdir -p build && for c in all_reduce all_gather reduce_scatter alltoall sendrecv;"
+        " do printf '#!/bin/sh\\necho \"# Avg bus bandwidth    : 42.0\"\\n' > build/$${c}_perf;"
+        " chmod +x build/$${c}_perf; done\n"
+    ),
+}
+
+
+def simulated_gpu_host(tmp_path: Path) -> tuple[Path, dict]:
+    """A playbook applying the role, and extra vars that make this machine look like a GPU node:
+    gpufabric_facts overridden with -e, stand-in nvcc/mpicc, local git remotes with the pinned
+    tags whose Makefiles produce stand-in libraries and binaries."""
+    for tool in ("cuda/bin/nvcc", "mpi/bin/mpicc"):
+        path = tmp_path / tool
+        path.parent.mkdir(parents=True)
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+    repos = {}
+    for name, tag in (("nccl", "v2.27.7-1"), ("nccl-tests", "v2.16.9")):
+        repo = tmp_path / "remotes" / name
+        repo.mkdir(parents=True)
+        git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        (repo / "Makefile").write_text(STAND_IN_MAKEFILES[name])
+        subprocess.run([*git, "add", "Makefile"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "stand-in"], check=True)
+        subprocess.run([*git, "tag", tag], check=True)
+        repos[name] = f"file://{repo}"
+    play = tmp_path / "build.yml"
+    play.write_text(
+        yaml.safe_dump([{"hosts": "all", "gather_facts": False, "roles": [{"role": "nccl_tests"}]}])
+    )
+    variables = {
+        "gpufabric_facts": {"has_gpu": True, "gpu_count": 8, "summary": "simulated"},
+        "nccl_tests_nccl_repo": repos["nccl"],
+        "nccl_tests_repo": repos["nccl-tests"],
+        "nccl_tests_prefix": str(tmp_path / "prefix"),
+        "nccl_tests_cuda_home": str(tmp_path / "cuda"),
+        "nccl_tests_mpi_home": str(tmp_path / "mpi"),
+        "nccl_tests_manage_packages": False,
+    }
+    return play, variables
+
+
+@pytest.mark.slow
+def test_gpu_path_is_check_mode_safe(tmp_path: Path) -> None:
+    """Install/configure/verify of a (simulated) GPU host under --check: no failure, nothing written."""
+    play, variables = simulated_gpu_host(tmp_path)
+    proc = run_playbook(play, local_inventory(tmp_path), "--check", "-e", json.dumps(variables))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    assert "failed=0" in proc.stdout and "skipped, no NVIDIA GPU" not in proc.stdout
+    assert "Install | Fetch nccl-tests at the pinned tag" in proc.stdout
+    assert "one-node check skipped" in proc.stdout
+    assert not (tmp_path / "prefix").exists()  # check mode wrote nothing
+
+
+@pytest.mark.slow
+def test_gpu_path_builds_verifies_and_is_idempotent(tmp_path: Path) -> None:
+    """A real run on the simulated GPU host (stand-in sources), then a second run: changed=0."""
+    play, variables = simulated_gpu_host(tmp_path)
+    first = run_playbook(play, local_inventory(tmp_path), "-e", json.dumps(variables))
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr
+    bin_dir = tmp_path / "prefix" / "src" / "nccl-tests-v2.16.9" / "build"
+    assert (bin_dir / "sendrecv_perf").exists()
+    assert (
+        tmp_path / "prefix" / "src" / "nccl-v2.27.7-1" / "build" / "lib" / "libnccl.so"
+    ).exists()
+    assert (tmp_path / "prefix" / "run-nccl-tests.sh").exists()
+    assert "Avg bus bandwidth    : 42.0" in first.stdout  # the one-node check ran the binary
+    second = run_playbook(play, local_inventory(tmp_path), "-e", json.dumps(variables))
+    assert second.returncode == 0
+    assert "changed=0" in second.stdout.split("PLAY RECAP")[1], second.stdout[-3000:]
