@@ -88,3 +88,19 @@ def test_nccl_traffic_class_matches_dscp() -> None:
 def test_bad_spec_is_a_user_error(kwargs: dict[str, int]) -> None:
     with pytest.raises(UserError):
         QosSpec(**kwargs)
+
+
+def test_show_gids_real_output_gives_the_roce_v2_ipv4_index() -> None:
+    from gpufabric.qos import parse_show_gids, roce_v2_gid_index
+
+    gids = parse_show_gids((FIXTURES / "mlnx_qos" / "show_gids_cx5_roce_v1_v2.txt").read_text())
+    assert len(gids) == 5  # n_gids_found=5
+    assert [(g.index, g.version, g.ipv4) for g in gids if g.netdev == "mce0"] == [
+        (0, "v1", None),
+        (1, "v2", None),
+        (2, "v1", "192.168.6.132"),
+        (3, "v2", "192.168.6.132"),
+    ]
+    assert gids[-1].hca == "mlx5_1" and gids[-1].netdev is None
+    assert roce_v2_gid_index(gids, "mce0") == 3
+    assert roce_v2_gid_index(gids, "eth9") is None

@@ -95,7 +95,7 @@ def _differences(state: QosState, spec: QosSpec) -> list[str]:
     return out
 
 
-def _dcb_commands(dev: str, spec: QosSpec) -> list[list[str]]:
+def dcb_commands(dev: str, spec: QosSpec) -> list[list[str]]:
     prio_tc = [f"{p}:{tc}" for p, tc in enumerate(spec.prio_tc())]
     tsa = [f"{tc}:{t}" for tc, t in enumerate(spec.tsa())]
     bw = [f"{tc}:{b}" for tc, b in enumerate(spec.tc_bw())]
@@ -115,7 +115,7 @@ def _dcb_commands(dev: str, spec: QosSpec) -> list[list[str]]:
     ]
 
 
-def _mlnx_qos_args(dev: str, spec: QosSpec) -> list[str]:
+def mlnx_qos_args(dev: str, spec: QosSpec) -> list[str]:
     pfc = ",".join("1" if p == spec.pfc_priority else "0" for p in range(8))
     return [
         "mlnx_qos",
@@ -153,4 +153,4 @@ def plan_qos(dev: str, driver: str | None, state: QosState | None, spec: QosSpec
     reasons = _differences(state, spec)
     if not reasons:
         return QosPlan("configured")
-    return QosPlan("change", reasons, _mlnx_qos_args(dev, spec), _dcb_commands(dev, spec))
+    return QosPlan("change", reasons, mlnx_qos_args(dev, spec), dcb_commands(dev, spec))
