@@ -286,3 +286,20 @@ def test_load_rejects_unknown_source_and_missing_input(tmp_path: Path) -> None:
     bad.write_text("{not: [valid")
     with pytest.raises(UserError, match="not valid JSON or YAML"):
         load("file", bad)
+
+
+def test_names_file_as_mapping_or_lines(tmp_path: Path) -> None:
+    from gpufabric.topology.files import read_names
+
+    mapping = tmp_path / "names.yml"
+    mapping.write_text("i-1111111111example: gpu-1\n")
+    lines = tmp_path / "names.txt"
+    lines.write_text("# id name\ni-2222222222example gpu-2\n")
+    assert read_names(mapping) == {"i-1111111111example": "gpu-1"}
+    assert read_names(lines) == {"i-2222222222example": "gpu-2"}
+    t = load("aws", AWS_EXAMPLE, names_path=lines)
+    assert [h.name for h in t.hosts] == ["gpu-2"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("i-1 a b\n")
+    with pytest.raises(UserError, match=r"bad.txt:1: expected 'id name'"):
+        read_names(bad)

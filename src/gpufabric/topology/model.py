@@ -8,7 +8,7 @@ layers); the last node is always the host's leaf. Node ids must be unique across
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -110,15 +110,6 @@ class Topology:
 
     def label(self, node: str) -> str:
         return self.labels.get(node, node)
-
-    def subset(self, names: Iterable[str]) -> Topology:
-        """The same topology restricted to `names` (an allocation); unknown names are an error."""
-        index = self.by_name()
-        wanted = list(names)
-        missing = [n for n in wanted if n not in index]
-        if missing:
-            raise UserError(f"host {missing[0]!r} is not in the topology from {self.source}")
-        return Topology(tuple(index[n] for n in wanted), self.source, self.labels, self.skipped)
 
 
 def apply_names(topology: Topology, names: Mapping[str, str]) -> Topology:

@@ -84,8 +84,7 @@ def _groups(members: set[str], links: dict[str, set[str]]) -> list[set[str]]:
             x = parent[x]
         return x
 
-    for via, linked in links.items():
-        del via
+    for linked in links.values():
         items = [m for m in linked if m in parent]
         for other in items[1:]:
             parent[find(other)] = find(items[0])
