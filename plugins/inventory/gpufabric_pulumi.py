@@ -31,6 +31,11 @@ options:
   stack:
     description: Stack whose outputs to read with C(pulumi stack output --json --stack).
     type: str
+  leaf_map_file:
+    description:
+      - YAML/JSON file mapping host name or address to its leaf switch (e.g. exported from a
+        topology file); relative to this file. Wins over the outputs' own leaf map.
+    type: str
   topology:
     description: Look up each AWS node's leaf switch with describe_instance_topology.
     type: bool
@@ -71,6 +76,10 @@ class InventoryModule(BaseInventoryPlugin):
                 data = outputs.load_stack(stack, cwd=os.path.dirname(path))
             else:
                 raise UserError("gpufabric_pulumi: set outputs_file or stack")
+            leaf_map_file = self.get_option("leaf_map_file")
+            if leaf_map_file:
+                data = outputs.with_leaves(data, outputs.load_leaf_map(os.path.join(
+                    os.path.dirname(os.path.abspath(path)), os.path.expanduser(leaf_map_file))))
             inv = build.from_outputs(data, topology=bool(self.get_option("topology")))
         except UserError as exc:
             raise AnsibleParserError(str(exc)) from None

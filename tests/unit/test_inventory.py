@@ -136,12 +136,15 @@ def test_ansible_inventory_plugin_end_to_end(tmp_path: Path):
     data["addresses"] = ["10.0.1.21", "10.0.1.22"]
     (tmp_path / "outputs.json").write_text(json.dumps(data))
     cfg = tmp_path / "c.gpufabric_pulumi.yml"
-    cfg.write_text("plugin: gpufabric_pulumi\noutputs_file: outputs.json\n")
+    (tmp_path / "leaves.yml").write_text("10.0.1.21: rack7-leaf\n10.0.1.22: rack8-leaf\n")
+    cfg.write_text("plugin: gpufabric_pulumi\noutputs_file: outputs.json\n"
+                   "leaf_map_file: leaves.yml\n")
     proc = subprocess.run([str(Path(sys.executable).parent / "ansible-inventory"), "-i", str(cfg),
                            "--list"], cwd=REPO, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     listed = json.loads(proc.stdout)
     assert listed["gpu_nodes"]["hosts"] == ["10.0.1.21", "10.0.1.22"]
+    assert listed["leaf_rack7_leaf"]["hosts"] == ["10.0.1.21"]
     # inventory values are untrusted data (never templated): ansible-inventory marks them so
     hv = {k: v["__ansible_unsafe"] if isinstance(v, dict) else v
           for k, v in listed["_meta"]["hostvars"]["10.0.1.21"].items()}
@@ -155,3 +158,10 @@ def test_ansible_inventory_plugin_bad_file_is_one_clear_error(tmp_path: Path):
     proc = subprocess.run([str(Path(sys.executable).parent / "ansible-inventory"), "-i", str(cfg),
                            "--list"], cwd=REPO, capture_output=True, text=True, check=False)
     assert "outputs file" in proc.stderr and "nope.json" in proc.stderr
+
+
+def test_bad_leaf_map(tmp_path: Path):
+    bad = tmp_path / "leaves.yml"
+    bad.write_text("- h1\n- h2\n")
+    with pytest.raises(UserError, match="expected a mapping of host or address to leaf name"):
+        outputs.load_leaf_map(bad)

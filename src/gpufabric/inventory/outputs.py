@@ -68,6 +68,28 @@ def load_file(path: str | Path) -> StackOutputs:
     return parse(data, f"outputs file {p}")
 
 
+def load_leaf_map(path: str | Path) -> dict[str, str]:
+    """A leaf map file: YAML/JSON mapping host name or address -> leaf switch name."""
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text())
+    except OSError as exc:
+        raise UserError(f"leaf map {p}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"leaf map {p}: not YAML/JSON ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise UserError(f"leaf map {p}: expected a mapping of host or address to leaf name")
+    return {str(k): v for k, v in data.items()}
+
+
+def with_leaves(outputs: StackOutputs, leaves: dict[str, str]) -> StackOutputs:
+    """The outputs with a leaf map merged in (the map wins over the outputs' own)."""
+    info = outputs.inventory.model_copy(update={"leaves": {**outputs.inventory.leaves, **leaves}})
+    return outputs.model_copy(update={"inventory": info})
+
+
 def load_stack(stack: str, cwd: str | Path | None = None) -> StackOutputs:
     """Run `pulumi stack output --json -s STACK` (needs the Pulumi CLI and a logged-in backend)."""
     pulumi = shutil.which("pulumi")
