@@ -343,3 +343,36 @@ def test_gpu_path_builds_verifies_and_is_idempotent(tmp_path: Path) -> None:
     second = run_playbook(play, local_inventory(tmp_path), "-e", json.dumps(variables))
     assert second.returncode == 0
     assert "changed=0" in second.stdout.split("PLAY RECAP")[1], second.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_benchmark_playbook_end_to_end_on_a_simulated_gpu_host(tmp_path: Path) -> None:
+    """playbooks/benchmark.yml on a simulated GPU host: build (stand-ins), run the collective
+    through the launcher script with a stand-in mpirun that prints the real p4d EKS log, fetch
+    it to the controller and gate it there with the gpufabric CLI."""
+    _play, variables = simulated_gpu_host(tmp_path)
+    log = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
+    mpirun = tmp_path / "mpi" / "bin" / "mpirun"
+    mpirun.write_text(f"#!/bin/sh\ncat {log}\n")
+    mpirun.chmod(0o755)
+    (tmp_path / "hostfile").write_text("node-a slots=8\nnode-b slots=8\n")
+    results = tmp_path / "results"
+    variables |= {
+        "nccl_tests_hostfile": str(tmp_path / "hostfile"),
+        "nccl_tests_collectives": ["all_reduce"],
+        "nccl_tests_output_dir": str(tmp_path / "launcher-out"),
+        "nccl_tests_results_dir": str(results),
+        "nccl_tests_instance_type": "p4d.24xlarge",
+        "nccl_tests_gpufabric": str(BIN / "gpufabric"),
+        "nccl_tests_smoke": False,
+        "nccl_tests_nodes": 2,  # the log is from 2 nodes; this inventory has one host
+    }
+    proc = run_playbook(
+        REPO / "playbooks" / "benchmark.yml", local_inventory(tmp_path), "-e", json.dumps(variables)
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr
+    assert (results / "all_reduce.txt").read_text() == log.read_text()
+    assert "PASS transport   fabric: NCCL used efa, plugin aws-ofi-nccl" in proc.stdout
+    assert "gate PASSED for p4d.24xlarge x 2 nodes" in proc.stdout
+    assert "PASS bandwidth   all_reduce.txt: all_reduce: peak busbw 43.8 GB/s" in proc.stdout
+    assert (results / "report" / "report.html").exists()

@@ -255,3 +255,18 @@ def test_derived_bounds_only_warn() -> None:
     all_reduce = parse_file(P4D_LOG)
     (bw2,) = by_check(gate([all_reduce], "p4d.24xlarge", limits=strict), "bandwidth")
     assert bw2.status == "fail"  # all_reduce is not advisory
+
+
+def test_nodes_flag_disagreeing_with_rank_lines_warns() -> None:
+    report = gate([parse_file(P4D_LOG)], "p4d.24xlarge", nodes=4)
+    (v,) = by_check(report, "nodes")
+    assert v.status == "warn" and "--nodes 4 but the rank lines name 2 hosts" in v.message
+
+
+def test_collective_from_plain_output_names() -> None:
+    from gpufabric.nccl.tests_text import collective_from_name
+
+    assert collective_from_name("/x/all_reduce.txt") == "all_reduce"
+    assert collective_from_name("reduce_scatter_perf_8n.txt") == "reduce_scatter"
+    assert collective_from_name("reduce.json") == "reduce"
+    assert collective_from_name("results.txt") is None

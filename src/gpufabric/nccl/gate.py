@@ -290,6 +290,16 @@ def gate(
             if len(capture.results) > 1:
                 subject += f"[{capture.results.index(result)}]"
             k, _source = resolve_nodes(nodes, result, debug, facts.gpu.count)
+            if nodes is not None and result.hosts and len(result.hosts) != nodes:
+                verdicts.append(
+                    Verdict(
+                        "nodes",
+                        "warn",
+                        subject,
+                        f"--nodes {nodes} but the rank lines name "
+                        f"{len(result.hosts)} hosts: ceilings use {nodes}",
+                    )
+                )
             first_nodes = first_nodes or k
             verdicts += _complete(result, subject)
             verdicts += _correctness(result, subject)

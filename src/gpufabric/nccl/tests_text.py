@@ -85,10 +85,11 @@ _LEGACY = [
 
 
 def collective_from_name(name: str) -> str | None:
-    """'all_reduce_perf_2x_p5.txt' or 'all_reduce_perf' -> 'all_reduce'."""
+    """'all_reduce_perf_2x_p5.txt', 'all_reduce_perf' or 'all_reduce.txt' -> 'all_reduce'."""
     base = name.rsplit("/", 1)[-1]
+    stem = base.split(".", 1)[0]
     for coll in COLLECTIVES:
-        if base == coll or base.startswith(coll + "_perf"):
+        if stem == coll or base.startswith(coll + "_perf"):
             return coll
     return None
 
