@@ -112,3 +112,23 @@ def test_pci_classification():
         {"vendor": "0x1d0f", "device": "0xefa2", "class": "0x020000"},
     ])
     assert [len(out[k]) for k in ("gpu", "rdma_nic", "efa")] == [1, 1, 1]
+
+
+def test_collector_script_output_feeds_the_library_on_this_machine():
+    """The role's collector (read-only) run here; its JSON is what summarize() expects."""
+    import json
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "roles" / "fabric_facts" / "files" / \
+        "collect_fabric.py"
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          check=True, timeout=120)
+    raw = json.loads(proc.stdout)
+    assert set(raw) == {"tools", "outputs", "errors", "ofed_version", "efa_installer_version",
+                        "sysfs"}
+    facts = host.summarize(raw, "ci")
+    assert facts["summary"].startswith("ci: ")
+    if raw["tools"].get("ip"):
+        assert facts["netdevs"], "ip -j -d link ran but no interface was parsed"
+        assert all(n["link_type"] != "loopback" for n in facts["netdevs"])
