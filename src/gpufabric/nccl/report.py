@@ -35,7 +35,7 @@ def _figure_png(draw: Any) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8, 4.5), dpi=100)
+    fig = Figure(figsize=(9, 6), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     draw(ax)
@@ -43,7 +43,10 @@ def _figure_png(draw: Any) -> bytes:
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel("bus bandwidth (GB/s)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_ylim(bottom=0, top=ax.get_ylim()[1] * 1.05)
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8
+    )  # below: hides nothing
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
