@@ -270,3 +270,10 @@ def test_collective_from_plain_output_names() -> None:
     assert collective_from_name("reduce_scatter_perf_8n.txt") == "reduce_scatter"
     assert collective_from_name("reduce.json") == "reduce"
     assert collective_from_name("results.txt") is None
+
+
+def test_thresholds_name_only_catalog_types_and_fabrics() -> None:
+    limits = thresholds()
+    known = catalog()
+    assert set(limits.instances) <= set(known)
+    assert {t.fabric for t in known.values()} <= set(limits.fabrics)

@@ -208,3 +208,20 @@ def test_failed_trials_are_skipped_not_fatal(recorded) -> None:
     (directory / "all_reduce.default.txt").write_text(broken)
     with pytest.raises(UserError, match="NCCL-default run has no complete table"):
         pick(plan, run_sweep(plan, RecordedRunner(directory)))
+
+
+def test_sweep_plans_for_every_catalog_type() -> None:
+    from gpufabric.catalog import catalog
+
+    for name, facts in catalog().items():
+        for nodes in (1, 2):
+            plan = plan_sweep(name, nodes)
+            assert plan.trials and plan.net_devices >= 1, name
+            defaults = [t for t in plan.trials if t.stage == "default"]
+            assert {t.collective for t in defaults} >= set(plan.collectives), name
+            if nodes == 1:
+                assert not any(t.choice and t.choice.algorithm == "tree" for t in plan.trials)
+            if facts.gpu.model.startswith("A100"):
+                assert not any(
+                    t.choice and t.choice.algorithm.startswith("nvls") for t in plan.trials
+                )
