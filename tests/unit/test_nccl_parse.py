@@ -305,3 +305,44 @@ def test_two_tables_in_one_file_are_two_results() -> None:
     capture = parse_text(text + text, "all_gather_perf_twice.txt")
     assert len(capture.results) == 2
     assert capture.results[1].rows[-1].out_of_place == capture.results[0].rows[-1].out_of_place
+
+
+def test_current_header_lines_per_iteration_and_timestamp_columns() -> None:
+    # SYNTHETIC, laid out with the printf formats of nccl-tests src/util.cu (writeDeviceReport,
+    # writeResultHeader with per-iteration timing and timestamps, writeResultFooter); no
+    # published capture of these newer columns exists in the fixtures.
+    text = (
+        "\n".join(
+            [
+                "# nccl-tests version 2.17.6 nccl-headers=22707 nccl-library=22707",
+                "# Collective test starting: reduce_scatter_perf",
+                "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 "
+                "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
+                "#",
+                "#  Rank  0 Group  0 Pid   1001 on     node-a device  0 [0000:18:00] NVIDIA H100 80GB HBM3",
+                "#  Rank  1 Group  0 Pid   1002 on     node-b device  0 [0000:18:00] NVIDIA H100 80GB HBM3",
+                "#",
+                "#        size         count      type   redop    root     time   algbw   busbw  #wrong"
+                "    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max"
+                "    i_p99    i_cv%           timestamp",
+                "     1048576        131072     float     sum      -1    40.10   26.15   13.07       0"
+                "    39.00    42.00    41.90     1.20    40.00   26.21   13.11       0    39.10    41.00"
+                "    40.90     1.10 2026-11-29 10:00:01",
+                "     2097152        262144     float     sum      -1    60.00   34.95   17.48       0"
+                "    59.00    61.00    60.90     0.90    59.80   35.07   17.53       0    59.00    60.50"
+                "    60.40     0.80 2026-11-29 10:00:02",
+                "# Out of bounds values : 0 OK",
+                "# Avg bus bandwidth    : 15.2975 OK",
+                "#",
+                "# Collective test concluded: reduce_scatter_perf",
+            ]
+        )
+        + "\n"
+    )
+    (result,) = parse_text(text, "out.txt").results
+    assert result.collective == "reduce_scatter" and result.tests_version == "2.17.6"
+    assert result.params["unalign"] == "0" and result.hosts == ("node-a", "node-b")
+    assert [r.size for r in result.rows] == [1048576, 2097152]
+    assert result.rows[1].out_of_place == Measurement(60.00, 34.95, 17.48, 0)
+    assert result.rows[1].in_place == Measurement(59.80, 35.07, 17.53, 0)
+    assert result.avg_busbw == 15.2975 and result.avg_busbw_status == "OK" and result.complete
