@@ -1,0 +1,55 @@
+"""The gpufabric filter plugin: thin calls into the library, errors as one-line filter errors."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "filter" / "gpufabric.py"
+
+
+@pytest.fixture(scope="module")
+def filters() -> dict:
+    spec = importlib.util.spec_from_file_location("gpufabric_filters", PLUGIN)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FilterModule().filters()
+
+
+def test_every_filter_is_registered(filters: dict):
+    assert set(filters) == {
+        "gpufabric_host_facts", "gpufabric_decision", "gpufabric_fabric_mismatch",
+        "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
+        "gpufabric_efa_devices", "gpufabric_run_summary"}
+
+
+def test_lab_path_through_the_filters(filters: dict):
+    facts = filters["gpufabric_host_facts"]({"outputs": {}}, "h1")
+    assert facts["summary"] == "h1: no GPU, no RDMA (fabric none); netdevs none"
+    assert filters["gpufabric_decision"](facts, "efa", "lab")["run"] is False
+    assert filters["gpufabric_decision"](facts, "hugepages", "lab", 5128)["run"] is False
+    profile = filters["gpufabric_nccl_profile"](facts, "lab", profile="auto")
+    assert profile["profile"] == "lab" and profile["lab"] is True
+
+
+def test_library_errors_become_filter_errors(filters: dict):
+    with pytest.raises(AnsibleFilterError, match="gpufabric_fabric: 'ethernet' is not valid"):
+        filters["gpufabric_decision"]({}, "efa", "ethernet")
+    with pytest.raises(AnsibleFilterError, match="unknown kind"):
+        filters["gpufabric_decision"]({}, "gpu_driver", "lab")
+    with pytest.raises(AnsibleFilterError, match="unexpected sysctl probe line"):
+        filters["gpufabric_sysctl_plan"]([{"name": "a.b", "value": 1}], "garbage")
+
+
+def test_tool_output_filters(filters: dict):
+    ibstat = ("CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n"
+              "\t\tRate: 400\n\t\tLink layer: InfiniBand\n")
+    assert filters["gpufabric_ibstat_ports"](ibstat) == [
+        {"device": "mlx5_0", "port": 1, "state": "Active", "link_layer": "InfiniBand",
+         "rate_gbps": 400.0}]
+    fi = "provider: efa\n    fabric: efa\n    domain: rdmap16s27-rdm\n    type: FI_EP_RDM\n"
+    assert filters["gpufabric_efa_devices"](fi) == ["rdmap16s27"]
