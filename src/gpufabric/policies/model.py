@@ -59,6 +59,17 @@ class Stack:
 
     resources: list[Resource]
     outputs: Mapping[str, Any]
+    by_handle: dict[str, list[Resource]] | None = field(default=None, repr=False, compare=False)
+    """Resources by every handle (see `indexed`); None: `resolve` scans every resource."""
+
+    def indexed(self) -> Stack:
+        """The same stack with references resolved through an index (linear, not quadratic,
+        for stacks of many instances). Build it after the last change to the resources."""
+        index: dict[str, list[Resource]] = {}
+        for resource in self.resources:
+            for handle in resource.handles():
+                index.setdefault(handle, []).append(resource)
+        return Stack(self.resources, self.outputs, index)
 
     def of_type(self, *types: str) -> list[Resource]:
         return [r for r in self.resources if r.type in types]
@@ -66,21 +77,33 @@ class Stack:
     def resolve(
         self, ref: Any, types: Iterable[str], owner: Resource | None = None, key: str = ""
     ) -> Resource | None:
-        """The resource of one of `types` that `ref` names (by id, name, ARN or self link),
-        or, failing that, the one `owner.key` depends on."""
+        """The resource of one of `types` that `ref` names (by id, name, ARN, self link or a
+        URL ending in its name), or, failing that, the one `owner.key` depends on."""
         wanted = set(types)
         if isinstance(ref, str) and ref:
-            for resource in self.resources:
-                if resource.type in wanted and ref in resource.handles():
-                    return resource
-                if resource.type in wanted and ref.endswith("/" + resource.name):
-                    return resource
+            tail = ref.rsplit("/", 1)[-1]
+            for handle, exact in ((ref, True), (tail, False)):
+                for resource in self._candidates(handle):
+                    if resource.type not in wanted:
+                        continue
+                    indexed_hit = exact and self.by_handle is not None
+                    if (
+                        indexed_hit
+                        or (exact and ref in resource.handles())
+                        or (not exact and resource.name == tail and ref.endswith("/" + tail))
+                    ):
+                        return resource
         if owner is not None and key:
-            urns = set(owner.deps.get(key, ()))
-            for resource in self.resources:
-                if resource.type in wanted and resource.urn in urns:
-                    return resource
+            for urn in owner.deps.get(key, ()):
+                for resource in self._candidates(urn):
+                    if resource.type in wanted and resource.urn == urn:
+                        return resource
         return None
+
+    def _candidates(self, handle: str) -> list[Resource]:
+        if self.by_handle is None:
+            return self.resources
+        return self.by_handle.get(handle, [])
 
 
 ResourceCheck = Callable[[Resource], Iterable[str]]

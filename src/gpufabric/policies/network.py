@@ -90,8 +90,8 @@ def efa_security_groups(stack: Stack) -> list[Resource]:
     """The groups on every EFA interface of a GPU node (the primary interface may carry a
     management group besides; the EFA group is the one common to all EFA interfaces)."""
     found: dict[str, Resource] = {}
-    for node in gpu_nodes(stack):
-        definition = node.definition
+    definitions = {n.definition.label: n.definition for n in gpu_nodes(stack)}
+    for definition in definitions.values():
         if definition.type not in (AWS_TEMPLATE, AWS_INSTANCE):
             continue
         common: dict[str, Resource] | None = None

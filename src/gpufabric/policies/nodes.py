@@ -206,13 +206,13 @@ def _aws_public_subnets(stack: Stack, node: Node) -> Iterator[tuple[Resource, st
 
 def node_subnets(stack: Stack, node: Node) -> list[Resource]:
     """The AWS subnets a node launcher puts its nodes in."""
-    refs: list[tuple[object, str]] = [
-        (ref, "vpcZoneIdentifiers")
+    refs: dict[tuple[str, str], None] = {  # ordered and without repeats (32 NICs, one subnet)
+        (str(ref), "vpcZoneIdentifiers"): None
         for ref in as_list(node.resource.props.get("vpcZoneIdentifiers"))
-    ]
-    refs.append((node.resource.props.get("subnetId"), "subnetId"))
+    }
+    refs[(str(node.resource.props.get("subnetId") or ""), "subnetId")] = None
     for nic in maps(node.definition.props.get("networkInterfaces")):
-        refs.append((nic.get("subnetId"), "networkInterfaces"))
+        refs[(str(nic.get("subnetId") or ""), "networkInterfaces")] = None
     found: dict[str, Resource] = {}
     for ref, key in refs:
         owner = node.resource if key != "networkInterfaces" else node.definition

@@ -67,6 +67,7 @@ def resource_policy(policy: ResourcePolicy, level: EnforcementLevel) -> Resource
 def stack_policy(policy: StackPolicy, level: EnforcementLevel) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         stack, seen_root = stack_from_args(args)
+        stack = stack.indexed()
         if policy.needs_outputs and not (seen_root and stack.outputs):
             # no root stack, or its outputs not known yet (previews can send them empty)
             args.not_applicable("the stack's outputs are not known here")

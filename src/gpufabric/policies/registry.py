@@ -22,6 +22,7 @@ STACK_POLICIES: tuple[StackPolicy, ...] = (
 
 def check_stack(stack: Stack) -> list[Violation]:
     """Every violation of every policy, in policy order then resource order."""
+    stack = stack.indexed()
     found: list[Violation] = []
     for policy in RESOURCE_POLICIES:
         for resource in stack.resources:
