@@ -1,0 +1,168 @@
+"""The ipsec role on real lab hosts (strongSwan + kernel-libipsec: the lab kernel has no ESP).
+
+One module-scoped run of playbooks/ipsec.yml on the session lab; every test reads that state.
+At the end the mesh is taken down again (services stopped, guard rules removed) so other lab
+tests find plain hosts.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gpufabric.ipsec.capture import classify
+from gpufabric.ipsec.swanctl import missing_peers, parse_list_sas
+from gpufabric.lab.handle import REPO, LabHandle
+
+pytestmark = pytest.mark.lab
+
+ENV = {"ANSIBLE_ROLES_PATH": str(REPO / "roles"), "ANSIBLE_PIPELINING": "1"}
+KEY = "/etc/swanctl/ecdsa/gpufabric-host.pem"
+
+
+@dataclass
+class Mesh:
+    lab: LabHandle
+    ca_dir: Path
+    logs: list[str]
+
+    def play(self, playbook: str, *args: str) -> str:
+        extra = ("-e", "gpufabric_encryption=ipsec", "-e", f"ipsec_ca_dir={self.ca_dir}")
+        proc = self.lab.ansible_playbook(playbook, *extra, *args, env=ENV)
+        self.logs.append(proc.stdout + proc.stderr)
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+        return proc.stdout
+
+
+def recap_changed(output: str) -> dict[str, int]:
+    """changed= per host from the PLAY RECAP."""
+    return {
+        m[1]: int(m[2]) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M)
+    }
+
+
+def capture(lab: LabHandle, host: str, seconds: int, during: Callable[[], None]) -> str:
+    out: dict[str, str] = {}
+
+    def run() -> None:
+        cmd = f"timeout {seconds} tcpdump -i eth0 -nn -l 'ip and not port 22' 2>/dev/null"
+        out["text"] = lab.sh(host, cmd, check=False).stdout
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(1.5)
+    during()
+    thread.join()
+    return out["text"]
+
+
+@pytest.fixture(scope="module")
+def mesh(lab: LabHandle, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
+    m = Mesh(lab, tmp_path_factory.mktemp("ipsec") / "ca", [])
+    try:
+        m.play("playbooks/ipsec.yml", "-v")
+        yield m
+    finally:
+        for host in lab.hosts:
+            lab.sh(
+                host,
+                "systemctl disable --now strongswan gpufabric-ipsec-guard; "
+                "rm -f /etc/swanctl/conf.d/gpufabric.conf",
+                check=False,
+            )
+
+
+def test_every_pair_has_an_sa(mesh: Mesh) -> None:
+    addrs = mesh.lab.addresses
+    for host in mesh.lab.hosts:
+        sas = parse_list_sas(mesh.lab.run(host, "swanctl", "--list-sas").stdout)
+        peers = [a for h, a in addrs.items() if h != host]
+        assert missing_peers(sas, peers) == [], f"{host}: {sas}"
+
+
+def test_ping_between_members_is_only_esp_on_the_wire(mesh: Mesh) -> None:
+    lab = mesh.lab
+    h1, h2 = lab.hosts[0], lab.hosts[1]
+    ping: dict[str, int] = {}
+
+    def traffic() -> None:
+        ping["rc"] = lab.sh(h2, f"ping -c 4 -i 0.3 {lab.addresses[h1]}", check=False).returncode
+
+    text = capture(lab, h1, 5, traffic)
+    verdict = classify(text, lab.addresses.values())
+    assert ping["rc"] == 0
+    assert verdict.esp >= 8 and verdict.plaintext == [], text
+    assert "ICMP" not in text
+
+
+def test_second_run_changes_nothing(mesh: Mesh) -> None:
+    out = mesh.play("playbooks/ipsec.yml")
+    changed = recap_changed(out)
+    assert set(changed) == set(mesh.lab.hosts)
+    assert all(v == 0 for v in changed.values()), changed
+
+
+def test_check_mode_on_the_configured_mesh_changes_nothing(mesh: Mesh) -> None:
+    changed = recap_changed(mesh.play("playbooks/ipsec.yml", "--check"))
+    assert set(changed) == set(mesh.lab.hosts)
+    assert all(v == 0 for v in changed.values()), changed
+
+
+def test_verify_encryption_playbook_passes(mesh: Mesh) -> None:
+    out = mesh.play("playbooks/verify-encryption.yml")
+    for host in mesh.lab.hosts:  # one success line per host: "ipsec capture on hN eth0: N ESP, ..."
+        assert re.search(rf"ipsec capture on {host} eth0: [1-9]\d* ESP, \d+ IKE, no plaintext", out)
+
+
+def test_host_with_a_foreign_ca_gets_no_sa_and_no_plaintext(mesh: Mesh) -> None:
+    lab = mesh.lab
+    rogue, h1 = lab.hosts[-1], lab.hosts[0]
+    addr = lab.addresses[rogue]
+    lab.sh(
+        rogue,
+        f"""set -e
+        cd /etc/swanctl
+        pki --gen --type ecdsa --size 384 --outform pem > /root/rogue-ca.key
+        pki --self --ca --in /root/rogue-ca.key --dn 'CN=rogue CA' --outform pem > x509ca/gpufabric-ca.pem
+        pki --pub --in {KEY} --outform pem > /root/host.pub
+        pki --issue --cacert x509ca/gpufabric-ca.pem --cakey /root/rogue-ca.key --type pub \
+            --in /root/host.pub --dn 'CN={rogue}' --san {addr} --outform pem > x509/gpufabric-host.pem
+        systemctl restart strongswan""",
+    )
+    try:
+        time.sleep(12)
+        sas = parse_list_sas(lab.run(h1, "swanctl", "--list-sas").stdout)
+        assert missing_peers(sas, [addr]) == [addr]
+        assert missing_peers(sas, [lab.addresses[h] for h in lab.hosts[1:-1]]) == []
+        ping: dict[str, int] = {}
+
+        def traffic() -> None:
+            ping["rc"] = lab.sh(h1, f"ping -c 3 -i 0.3 -W 1 {addr}", check=False).returncode
+
+        text = capture(lab, rogue, 5, traffic)
+        assert ping["rc"] != 0  # fail closed: h1 has no SA to the rogue host, so nothing is sent
+        assert classify(text, lab.addresses.values()).plaintext == [], text
+        assert "ICMP" not in text
+    finally:  # the next run re-issues the certificate from the cluster CA
+        mesh.play("playbooks/ipsec.yml")
+    sas = parse_list_sas(lab.run(h1, "swanctl", "--list-sas").stdout)
+    assert missing_peers(sas, [addr]) == []
+
+
+def test_no_key_material_in_any_log(mesh: Mesh) -> None:
+    secrets = [(mesh.ca_dir / "ca.key.pem").read_text()]
+    secrets += [mesh.lab.run(h, "cat", KEY).stdout for h in mesh.lab.hosts]
+    bodies = [line for pem in secrets for line in pem.splitlines()[1:-1] if len(line) > 20]
+    assert bodies
+    journals = [
+        mesh.lab.sh(h, "journalctl --no-pager -o cat", check=False).stdout for h in mesh.lab.hosts
+    ]
+    for text in mesh.logs + journals:
+        for body in bodies:
+            assert body not in text
