@@ -111,3 +111,16 @@ def test_imdsv2_missing_options_fail_and_a_disabled_endpoint_passes() -> None:
 )
 def test_gpu_types(name: object, gpu: bool) -> None:
     assert is_gpu_type(name) is gpu
+
+
+def test_a_public_subnet_under_many_nodes_is_one_violation() -> None:
+    view = stack("aws-h100", "gpufabric:nodeGroup=instances", "gpufabric:nodes=4")
+    mutate(
+        view,
+        "aws:ec2/subnet:Subnet",
+        lambda p: p.update(mapPublicIpOnLaunch=True),
+        "aws-h100-fabric",
+    )
+    mutate(view, LT, lambda p: p["networkInterfaces"][0].pop("associatePublicIpAddress"))
+    found = by_policy(check_stack(view), POLICY)
+    assert [v.resource for v in found] == ["aws:ec2/subnet:Subnet aws-h100-fabric"]

@@ -198,10 +198,7 @@ def _aws_public_subnets(stack: Stack, node: Node) -> Iterator[tuple[Resource, st
         return
     for subnet in node_subnets(stack, node):
         if is_true(subnet.props.get("mapPublicIpOnLaunch")):
-            yield (
-                subnet,
-                f"GPU nodes of {node.resource.name} launch here and it maps public IPs on launch",
-            )
+            yield subnet, "GPU nodes launch in this subnet and it maps public IPs on launch"
 
 
 def node_subnets(stack: Stack, node: Node) -> list[Resource]:
