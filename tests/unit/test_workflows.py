@@ -136,7 +136,8 @@ def test_merges_deploy_behind_environments_then_tune_and_gate() -> None:
     assert any("pulumi up" in r and "--policy-pack policy" in r for r in runs)
     fabric = "\n".join(str(s.get("run", "")) for s in doc["jobs"]["fabric"]["steps"])
     assert "playbooks/tune-fabric.yml" in fabric and "playbooks/benchmark.yml" in fabric
-    assert fabric.index("tune-fabric.yml") < fabric.index("benchmark.yml")
+    order = [fabric.index(p) for p in ("tune-fabric.yml", "topology.yml", "benchmark.yml")]
+    assert order == sorted(order)
     assert "gpufabric_pulumi" in fabric
 
 
