@@ -248,6 +248,7 @@ def gate_play(
         "nccl_tests_collectives": list(outputs),
         "nccl_tests_instance_type": instance_type,
         "nccl_tests_gpufabric": str(BIN / "gpufabric"),
+        "nccl_tests_nodes": 2,  # the captures come from 2 nodes; this inventory has one host
     }
     return run_playbook(play, local_inventory(tmp_path), "-e", json.dumps(variables))
 
@@ -256,7 +257,10 @@ def test_gate_step_passes_a_good_efa_run(tmp_path: Path) -> None:
     log = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
     proc = gate_play(tmp_path, {"all_reduce": log}, "p4d.24xlarge")
     assert proc.returncode == 0, proc.stdout[-3000:]
-    assert "PASS transport" in proc.stdout and "gate PASSED" in proc.stdout
+    assert (
+        "PASS transport" in proc.stdout and "gate PASSED for p4d.24xlarge x 2 nodes" in proc.stdout
+    )
+    assert "PASS bandwidth   all_reduce.txt" in proc.stdout
     assert (tmp_path / "results" / "report" / "report.html").exists()
 
 
