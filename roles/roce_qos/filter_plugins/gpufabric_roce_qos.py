@@ -8,9 +8,14 @@ from ansible.errors import AnsibleFilterError
 
 
 def _spec(spec: dict[str, Any]) -> Any:
+    """The validated QosSpec; a bad value is one clear line (AnsibleFilterError)."""
+    from gpufabric.errors import UserError
     from gpufabric.qos import QosSpec
 
-    return QosSpec(**{k: int(v) for k, v in spec.items()})
+    try:
+        return QosSpec(**{k: int(v) for k, v in spec.items()})
+    except UserError as exc:
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def qos_plan(mlnx_qos_text: str, port: str, driver: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -18,15 +23,12 @@ def qos_plan(mlnx_qos_text: str, port: str, driver: str, spec: dict[str, Any]) -
     from gpufabric.errors import UserError
     from gpufabric.qos import parse_mlnx_qos, plan_qos
 
+    qspec = _spec(spec)
     try:
-        qspec = _spec(spec)
-        try:
-            state = parse_mlnx_qos(mlnx_qos_text) if mlnx_qos_text.strip() else None
-        except UserError:
-            state = None
-        plan = plan_qos(port, driver, state, qspec)
-    except UserError as exc:
-        raise AnsibleFilterError(str(exc)) from exc
+        state = parse_mlnx_qos(mlnx_qos_text) if mlnx_qos_text.strip() else None
+    except UserError:  # not mlnx_qos output (tool error): the port is unsupported
+        state = None
+    plan = plan_qos(port, driver, state, qspec)
     return {
         "status": plan.status,
         "reasons": plan.reasons,
