@@ -6,7 +6,7 @@ import pytest
 
 from gpufabric.policies import check_stack
 
-from .helpers import by_policy, drop, mutate, stack
+from .helpers import by_policy, drop, mutate, plan, stack
 
 POLICY = "gpu-nodes-in-placement-group"
 ASG = "aws:autoscaling/group:Group"
@@ -37,16 +37,13 @@ def test_aws_spread_placement_group_is_a_violation(overrides: tuple[str, ...]) -
 
 
 def test_gcp_instances_without_a_compact_policy_are_violations() -> None:
-    view = mutate(
-        stack("gcp-a3-mega"), "gcp:compute/instance:Instance", lambda p: p.pop("resourcePolicies")
-    )
-    assert len(_reasons(view)) == len(
-        [
-            r
-            for r in view.resources
-            if r.type.endswith("/instance:Instance") and r.type.startswith("gcp:compute")
-        ]
-    )
+    instance = "gcp:compute/instance:Instance"
+    view = mutate(stack("gcp-a3-mega"), instance, lambda p: p.pop("resourcePolicies"))
+    found = by_policy(check_stack(view), POLICY)
+    nodes = {f"{instance} {r.name}" for r in view.resources if r.type == instance}
+    assert len(nodes) == plan("gcp-a3-mega").config.nodes
+    assert {v.resource for v in found} == nodes
+    assert all("has no compact placement resource policy" in v.reason for v in found)
 
 
 def test_gcp_spread_policy_is_a_violation() -> None:
