@@ -28,7 +28,8 @@ def test_tune_fabric_runs_preflight_first_then_the_roles_in_order():
     plays = yaml.safe_load((REPO / "playbooks" / "tune-fabric.yml").read_text())
     assert plays[0]["ansible.builtin.import_playbook"] == "preflight.yml"
     roles = [r["role"] for r in plays[1]["roles"]]
-    assert roles[:5] == list(MY_ROLES)
+    assert roles[0] == "fabric_facts"  # every later role decides from its facts
+    assert [r for r in roles if r in MY_ROLES] == list(MY_ROLES)  # others may be inserted
     pre = yaml.safe_load((REPO / "playbooks" / "preflight.yml").read_text())
     assert all("always" in play["tags"] for play in pre)
 
