@@ -7,12 +7,12 @@ own path (RunError, which Pulumi prints without a stack trace) is exercised.
 from __future__ import annotations
 
 import pytest
+from tests.pulumi.plans import REPO
 
 from gpufabric.errors import UserError
 from gpufabric.plan.mocks import MockFacts, RecordingMocks
 from gpufabric.plan.runner import _run_program
 from gpufabric.plan.stackfile import read_stack
-from tests.pulumi.plans import REPO
 
 
 def test_program_turns_bad_config_into_one_clean_line() -> None:
