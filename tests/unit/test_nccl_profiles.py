@@ -127,3 +127,20 @@ def test_version_conditions():
     assert profiles.version_matches("2.18.5", ">=2.18")
     with pytest.raises(UserError):
         profiles.version_matches("1.0", "~1.0")
+
+
+def test_roce_qos_values_replace_the_profile_ones_and_extra_wins() -> None:
+    """NCCL's traffic class must follow the NIC's QoS; no setting is written twice."""
+    from gpufabric.nccl.profiles import render
+
+    facts: dict = {"rdma_devices": [], "netdevs": []}
+    qos = {"NCCL_IB_TC": 138, "NCCL_IB_SL": 4, "NCCL_IB_GID_INDEX": 3}
+    out = render(facts, "roce", qos=qos)
+    conf = {e["name"]: e for e in out["conf"]}
+    assert [e["name"] for e in out["conf"]].count("NCCL_IB_TC") == 1
+    assert conf["NCCL_IB_TC"]["value"] == "138"
+    assert conf["NCCL_IB_TC"]["source"].startswith("roce_qos role")
+    assert conf["NCCL_IB_GID_INDEX"]["value"] == "3"
+    assert not [o for o in out["omitted"] if o.startswith("NCCL_IB_GID_INDEX")]
+    both = render(facts, "roce", qos=qos, extra={"NCCL_IB_TC": "106"})
+    assert {e["name"]: e["value"] for e in both["conf"]}["NCCL_IB_TC"] == "106"

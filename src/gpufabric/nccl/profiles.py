@@ -174,8 +174,13 @@ COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
 
 def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type: str = "",
            profile: str = "auto", versions: dict[str, str] | None = None,
-           gid_index: int | None = None, extra: dict[str, str] | None = None) -> dict[str, Any]:
-    """Everything the nccl role writes for one host (JSON-safe dict)."""
+           gid_index: int | None = None, extra: dict[str, str] | None = None,
+           qos: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the nccl role writes for one host (JSON-safe dict).
+
+    `qos` is what the roce_qos role configured on the NIC (NCCL_IB_TC, NCCL_IB_SL,
+    NCCL_IB_GID_INDEX): it replaces the profile's value of the same name, so NCCL's traffic
+    class always matches the PFC/DSCP state; `extra` (inventory) replaces both."""
     name = select(fabric, cloud) if profile in ("", "auto") else profile
     if name not in book().profiles:
         raise UserError(f"nccl_profile: {name!r} is not a profile; use auto or one of "
@@ -204,11 +209,20 @@ def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type
         entry = {"name": s.name, "value": value, "source": s.source}
         (conf if s.name.startswith("NCCL_") else env).append(entry)
     banned = {d.name for d in book().deprecated}
-    for key, value in sorted((extra or {}).items()):
-        if key in banned:
-            raise UserError(f"nccl_extra_settings: {key} is deprecated; see profiles.yaml")
-        entry = {"name": key, "value": str(value), "source": "nccl_extra_settings (inventory)"}
-        (conf if key.startswith("NCCL_") else env).append(entry)
+    overrides: dict[str, tuple[str, str]] = {}
+    for origin, values in (("roce_qos role (the NIC's QoS as configured)", qos),
+                           ("nccl_extra_settings (inventory)", extra)):
+        for key, value in sorted((values or {}).items()):
+            if key in banned:
+                raise UserError(f"nccl_extra_settings: {key} is deprecated; see profiles.yaml")
+            overrides[key] = (str(value), origin)
+    for entry in conf + env:
+        if entry["name"] in overrides:
+            entry["value"], entry["source"] = overrides.pop(entry["name"])
+    omitted = [o for o in omitted if o.split(" ", 1)[0] not in overrides]
+    for key, (value, origin) in overrides.items():
+        (conf if key.startswith("NCCL_") else env).append(
+            {"name": key, "value": value, "source": origin})
     managed = book().plugin_managed.get(prof.plugin_managed or "", [])
     return {
         "profile": name,
