@@ -58,3 +58,15 @@ def test_nic_layout_one_efa_per_card(name: str, layout: str) -> None:
     assert primary[0].interface_type == ("efa" if layout == "efa-primary" else "interface")
     assert all(s.interface_type != "efa-only" for s in primary)
     assert len(slots) <= lookup(name).aws.max_network_interfaces  # type: ignore[union-attr]
+
+
+def test_component_instance_check_names_the_bad_input() -> None:
+    from gpufabric.clouds.outputs import check_instance
+
+    with pytest.raises(ValueError, match=r"AwsClusterArgs\.instance: .* is a azure type, not aws"):
+        check_instance(
+            "AwsClusterArgs", "aws", "Standard_ND96isr_H100_v5", lookup("Standard_ND96isr_H100_v5")
+        )
+    with pytest.raises(ValueError, match=r"does not match config instanceType p5\.48xlarge"):
+        check_instance("AwsClusterArgs", "aws", "p5.48xlarge", lookup("p4d.24xlarge"))
+    check_instance("AwsClusterArgs", "aws", "p5.48xlarge", lookup("p5.48xlarge"))

@@ -11,6 +11,8 @@ from typing import Any
 
 import pulumi
 
+from gpufabric.catalog import InstanceType
+
 
 @dataclass
 class ClusterOutputs:
@@ -25,6 +27,23 @@ class ClusterOutputs:
     inventory: pulumi.Output[dict[str, Any]]
     """What the dynamic inventory needs: cloud, region, fabric, encryption, how to find nodes."""
 
+    def register(self, component: pulumi.ComponentResource) -> None:
+        """The component's registered outputs: the same four on every cloud."""
+        component.register_outputs(
+            {name: getattr(self, name) for name in ("nodes", "network", "storage", "inventory")}
+        )
+
     def export(self) -> None:
         for name in ("nodes", "addresses", "network", "storage", "inventory"):
             pulumi.export(name, getattr(self, name))
+
+
+def check_instance(args_name: str, cloud: str, config_type: str, itype: InstanceType) -> None:
+    """Constructor check shared by the components: the catalog entry is this cloud's and the
+    config's; names the bad input."""
+    if itype.cloud != cloud or getattr(itype, cloud) is None:
+        raise ValueError(f"{args_name}.instance: {itype.name} is a {itype.cloud} type, not {cloud}")
+    if config_type != itype.name:
+        raise ValueError(
+            f"{args_name}.instance: {itype.name} does not match config instanceType {config_type}"
+        )

@@ -11,7 +11,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.network import build_network, storage_security_group
 from gpufabric.clouds.aws.nodes import NODE_ROLE_TAG, build_nodes
 from gpufabric.clouds.aws.storage import build_fsx, storage_subnet_role
-from gpufabric.clouds.outputs import ClusterOutputs
+from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
 from gpufabric.config.model import FsxLustreConfig
 
@@ -37,15 +37,7 @@ class AwsCluster(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpufabric:aws:Cluster", name, None, opts)
         cfg, itype = args.config, args.instance
-        if itype.cloud != "aws" or itype.aws is None:
-            raise ValueError(
-                f"AwsClusterArgs.instance: {itype.name} is a {itype.cloud} type, not an AWS one"
-            )
-        if cfg.instance_type != itype.name:
-            raise ValueError(
-                f"AwsClusterArgs.instance: {itype.name} does not match "
-                f"config instanceType {cfg.instance_type}"
-            )
+        check_instance("AwsClusterArgs", "aws", cfg.instance_type, itype)
         tags = {CLUSTER_TAG: cfg.name, "gpufabric:stack": cfg.stack, **cfg.tags}
 
         if cfg.capacity.reservation_id is not None:
@@ -103,14 +95,7 @@ class AwsCluster(pulumi.ComponentResource):
             storage=storage,
             inventory=inventory,
         )
-        self.register_outputs(
-            {
-                "nodes": self.outputs.nodes,
-                "network": self.outputs.network,
-                "storage": self.outputs.storage,
-                "inventory": self.outputs.inventory,
-            }
-        )
+        self.outputs.register(self)
 
 
 def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> None:

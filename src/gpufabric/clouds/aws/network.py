@@ -239,32 +239,23 @@ def storage_security_group(
     else:
         rules = [(f"{lo}-{hi}", "tcp", lo, hi) for lo, hi in LUSTRE_PORTS]
     for label, proto, lo, hi in rules:
-        for peer, peer_id in (("self", sg.id), ("nodes", client_sg.id)):
-            aws.vpc.SecurityGroupIngressRule(
-                f"{name}-storage-in-{peer}-{label}",
-                security_group_id=sg.id,
+        # (rule name, rule type, group the rule belongs to, group it references)
+        directions = [
+            (f"storage-{way}-{peer}", rule, sg.id, peer_id)
+            for peer, peer_id in (("self", sg.id), ("nodes", client_sg.id))
+            for way, rule in (
+                ("in", aws.vpc.SecurityGroupIngressRule),
+                ("out", aws.vpc.SecurityGroupEgressRule),
+            )
+        ] + [("mgmt-to-storage", aws.vpc.SecurityGroupEgressRule, client_sg.id, sg.id)]
+        for rule_name, rule, group_id, peer_id in directions:
+            rule(
+                f"{name}-{rule_name}-{label}",
+                security_group_id=group_id,
                 ip_protocol=proto,
                 from_port=lo,
                 to_port=hi,
                 referenced_security_group_id=peer_id,
                 opts=opts,
             )
-            aws.vpc.SecurityGroupEgressRule(
-                f"{name}-storage-out-{peer}-{label}",
-                security_group_id=sg.id,
-                ip_protocol=proto,
-                from_port=lo,
-                to_port=hi,
-                referenced_security_group_id=peer_id,
-                opts=opts,
-            )
-        aws.vpc.SecurityGroupEgressRule(
-            f"{name}-mgmt-to-storage-{label}",
-            security_group_id=client_sg.id,
-            ip_protocol=proto,
-            from_port=lo,
-            to_port=hi,
-            referenced_security_group_id=sg.id,
-            opts=opts,
-        )
     return sg

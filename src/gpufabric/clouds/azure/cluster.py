@@ -12,7 +12,7 @@ from gpufabric.clouds.azure.network import build_network, subnet_cidrs
 from gpufabric.clouds.azure.nodes import NODE_ROLE_TAG, PARTITION_TAG, build_nodes
 from gpufabric.clouds.azure.partitions import scale_set_sizes
 from gpufabric.clouds.azure.storage import build_managed_lustre
-from gpufabric.clouds.outputs import ClusterOutputs
+from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
 from gpufabric.config.azure import AzureManagedLustreConfig
 
@@ -110,27 +110,12 @@ class AzureCluster(pulumi.ComponentResource):
             storage=storage,
             inventory=inventory,
         )
-        self.register_outputs(
-            {
-                "nodes": self.outputs.nodes,
-                "network": self.outputs.network,
-                "storage": self.outputs.storage,
-                "inventory": self.outputs.inventory,
-            }
-        )
+        self.outputs.register(self)
 
 
 def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
     """The component may be used without the CLI's validation: refuse what cannot work."""
-    if itype.cloud != "azure" or itype.azure is None:
-        raise ValueError(
-            f"AzureClusterArgs.instance: {itype.name} is a {itype.cloud} type, not an Azure one"
-        )
-    if cfg.instance_type != itype.name:
-        raise ValueError(
-            f"AzureClusterArgs.instance: {itype.name} does not match "
-            f"config instanceType {cfg.instance_type}"
-        )
+    check_instance("AzureClusterArgs", "azure", cfg.instance_type, itype)
     sets = len(scale_set_sizes(cfg.nodes, cfg.azure.max_vms_per_scale_set))
     if sets > 1 and not cfg.azure.allow_split:
         raise ValueError(

@@ -10,7 +10,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import build_network
 from gpufabric.clouds.gcp.nodes import ROLE_LABEL, build_nodes, nic_layout
 from gpufabric.clouds.gcp.storage import build_storage
-from gpufabric.clouds.outputs import ClusterOutputs
+from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
 
 CLUSTER_LABEL = "gpufabric-cluster"
@@ -104,27 +104,12 @@ class GcpCluster(pulumi.ComponentResource):
             storage=storage,
             inventory=inventory,
         )
-        self.register_outputs(
-            {
-                "nodes": self.outputs.nodes,
-                "network": self.outputs.network,
-                "storage": self.outputs.storage,
-                "inventory": self.outputs.inventory,
-            }
-        )
+        self.outputs.register(self)
 
 
 def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
     """Constructor checks, naming the bad input (the config was validated once already)."""
-    if itype.cloud != "gcp" or itype.gcp is None:
-        raise ValueError(
-            f"GcpClusterArgs.instance: {itype.name} is a {itype.cloud} type, not a GCP one"
-        )
-    if cfg.instance_type != itype.name:
-        raise ValueError(
-            f"GcpClusterArgs.instance: {itype.name} does not match "
-            f"config instanceType {cfg.instance_type}"
-        )
+    check_instance("GcpClusterArgs", "gcp", cfg.instance_type, itype)
     if cfg.gcp.project is None:
         raise ValueError("GcpClusterArgs.config.gcp.project: required on GCP")
     provider_project = pulumi.Config("gcp").get("project")
