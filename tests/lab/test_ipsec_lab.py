@@ -1,6 +1,7 @@
 """The ipsec role on real lab hosts (strongSwan + kernel-libipsec: the lab kernel has no ESP).
 
-One module-scoped run of playbooks/ipsec.yml on the session lab; every test reads that state.
+One module-scoped run of the main job, playbooks/tune-fabric.yml with
+gpufabric_encryption=ipsec, on the session lab; every test reads that state.
 At the end the mesh is taken down again (services stopped, guard rules removed) so other lab
 tests find plain hosts.
 """
@@ -66,7 +67,7 @@ def capture(lab: LabHandle, host: str, seconds: int, during: Callable[[], None])
 def mesh(lab: LabHandle, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
     m = Mesh(lab, tmp_path_factory.mktemp("ipsec") / "ca", [])
     try:
-        m.play("playbooks/ipsec.yml", "-v")
+        m.play("playbooks/tune-fabric.yml", "-v")
         yield m
     finally:
         for host in lab.hosts:
@@ -102,9 +103,9 @@ def test_ping_between_members_is_only_esp_on_the_wire(mesh: Mesh) -> None:
 
 
 def test_second_run_changes_nothing(mesh: Mesh) -> None:
-    out = mesh.play("playbooks/ipsec.yml")
-    changed = recap_changed(out)
-    assert set(changed) == set(mesh.lab.hosts)
+    out = mesh.play("playbooks/tune-fabric.yml")
+    changed = recap_changed(out)  # tune-fabric's preflight also runs on localhost
+    assert set(mesh.lab.hosts) <= set(changed)
     assert all(v == 0 for v in changed.values()), changed
 
 
