@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.outputs import ClusterOutputs
 from gpufabric.config import StackConfig
@@ -21,4 +23,4 @@ def build_cluster(cfg: StackConfig, itype: InstanceType) -> ClusterOutputs:
         from gpufabric.clouds.gcp import GcpCluster, GcpClusterArgs
 
         return GcpCluster(cfg.name, GcpClusterArgs(config=cfg, instance=itype)).outputs
-    raise NotImplementedError(f"cloud '{itype.cloud}' has no cluster component yet")
+    assert_never(itype.cloud)  # pyright proves every catalog cloud has a component
