@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gpufabric.nccl.debuglog import parse_debug_lines
-from gpufabric.nccl.parse import parse_text
-from gpufabric.nccl.tests_text import parse_tests_text
+from gpufabric.nccl.parse.capture import parse_text
+from gpufabric.nccl.parse.debuglog import parse_debug_lines
+from gpufabric.nccl.parse.tests_text import parse_tests_text
 
 LOG = (
     Path(__file__).resolve().parents[1].parent

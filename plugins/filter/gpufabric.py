@@ -55,7 +55,7 @@ def fabric_mismatch(facts: dict[str, Any], fabric: str) -> str:
 
 def nccl_profile(facts: dict[str, Any], fabric: str, **kwargs: Any) -> dict[str, Any]:
     """The rendered NCCL profile (nccl.conf lines, env lines, sources) for this host."""
-    return _call("nccl.profiles", "render", facts, fabric, **kwargs)
+    return _call("node.nccl_profiles", "render", facts, fabric, **kwargs)
 
 
 def sysctl_plan(wanted: list[dict[str, Any]], probe: str) -> dict[str, Any]:

@@ -10,9 +10,9 @@ import pytest
 
 from gpufabric.catalog import catalog
 from gpufabric.errors import UserError
-from gpufabric.nccl.gate import gate
-from gpufabric.nccl.parse import parse_file, parse_text
-from gpufabric.nccl.thresholds import parse_thresholds, thresholds
+from gpufabric.nccl.gate.thresholds import parse_thresholds, thresholds
+from gpufabric.nccl.gate.verdict import gate
+from gpufabric.nccl.parse.capture import parse_file, parse_text
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"
@@ -264,7 +264,7 @@ def test_nodes_flag_disagreeing_with_rank_lines_warns() -> None:
 
 
 def test_collective_from_plain_output_names() -> None:
-    from gpufabric.nccl.tests_text import collective_from_name
+    from gpufabric.nccl.parse.tests_text import collective_from_name
 
     assert collective_from_name("/x/all_reduce.txt") == "all_reduce"
     assert collective_from_name("reduce_scatter_perf_8n.txt") == "reduce_scatter"

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from gpufabric.errors import UserError
-from gpufabric.nccl.parse import parse_text
+from gpufabric.nccl.parse.capture import parse_text
 
 SAMPLE = {
     "version": 2,

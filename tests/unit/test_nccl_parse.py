@@ -9,8 +9,8 @@ import pytest
 
 from gpufabric.errors import UserError
 from gpufabric.nccl.model import Measurement
-from gpufabric.nccl.parse import capture_to_dict, parse_file, parse_text
-from gpufabric.nccl.transport import transport
+from gpufabric.nccl.parse.capture import capture_to_dict, parse_file, parse_text
+from gpufabric.nccl.parse.transport import transport
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"

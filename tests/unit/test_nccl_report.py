@@ -9,10 +9,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from gpufabric.cli.main import app
-from gpufabric.nccl.gate import gate
-from gpufabric.nccl.gate_fabric import merge_debug
-from gpufabric.nccl.parse import parse_file
-from gpufabric.nccl.report import render_report, write_report
+from gpufabric.nccl.gate.fabric import merge_debug
+from gpufabric.nccl.gate.verdict import gate
+from gpufabric.nccl.parse.capture import parse_file
+from gpufabric.nccl.report.html import render_report, write_report
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from gpufabric.errors import UserError
-from gpufabric.nccl.parse import parse_file
-from gpufabric.nccl.sweep import Trial, plan_sweep
-from gpufabric.nccl.tune import PlaybookRunner, RecordedRunner, pick, run_sweep
-from gpufabric.nccl.tunerconf import errors, validate
+from gpufabric.nccl.parse.capture import parse_file
+from gpufabric.nccl.tune.run import PlaybookRunner, RecordedRunner, pick, run_sweep
+from gpufabric.nccl.tune.sweep import Trial, plan_sweep
+from gpufabric.nccl.tune.tunerconf import errors, validate
 
 FACTOR = {
     "all_reduce": 2 * 15 / 16,

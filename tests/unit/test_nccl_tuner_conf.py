@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpufabric.nccl.tunerconf import SIZE_MAX, TunerRule, errors, render, validate
+from gpufabric.nccl.tune.tunerconf import SIZE_MAX, TunerRule, errors, render, validate
 
 # The lines shipped with NCCL's example (plugins/tuner/example/nccl_tuner.conf, cloud-facts F.3)
 SHIPPED = [

@@ -15,14 +15,14 @@ import typer
 
 from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
-from gpufabric.nccl.gate import GateReport, gate, human_bytes
-from gpufabric.nccl.gate_fabric import merge_debug
-from gpufabric.nccl.parse import capture_to_dict, parse_file
-from gpufabric.nccl.report import render_report, write_report
-from gpufabric.nccl.sweep import plan_sweep
-from gpufabric.nccl.transport import transport
-from gpufabric.nccl.tune import PlaybookRunner, RecordedRunner, TuneResult, pick, run_sweep
-from gpufabric.nccl.tunerconf import errors, validate
+from gpufabric.nccl.gate.fabric import merge_debug
+from gpufabric.nccl.gate.verdict import GateReport, gate, human_bytes
+from gpufabric.nccl.parse.capture import capture_to_dict, parse_file
+from gpufabric.nccl.parse.transport import transport
+from gpufabric.nccl.report.html import render_report, write_report
+from gpufabric.nccl.tune.run import PlaybookRunner, RecordedRunner, TuneResult, pick, run_sweep
+from gpufabric.nccl.tune.sweep import plan_sweep
+from gpufabric.nccl.tune.tunerconf import errors, validate
 
 app = typer.Typer(
     help="Parse, gate, tune and report NCCL benchmarks (nccl-tests + NCCL_DEBUG=INFO logs).",

@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gpufabric.nccl.lines import nccl_line, strip_prefixes
 from gpufabric.nccl.model import DebugInfo, NetDevice
+from gpufabric.nccl.parse.lines import nccl_line, strip_prefixes
 
 _VERSION = re.compile(r"^NCCL version (\S+)")
 _NET_USING = re.compile(r"^NET/(\w+)\s*: Using (.*)$")

@@ -100,7 +100,7 @@ class ProfileBook(_Strict):
 
 @cache
 def book() -> ProfileBook:
-    text = resources.files("gpufabric.nccl").joinpath("profiles.yaml").read_text()
+    text = resources.files("gpufabric.node").joinpath("nccl_profiles.yaml").read_text()
     return ProfileBook.model_validate(yaml.safe_load(text))
 
 

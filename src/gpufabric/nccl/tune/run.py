@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 from gpufabric.errors import UserError
 from gpufabric.nccl.model import Capture, TestsResult
-from gpufabric.nccl.parse import parse_file
-from gpufabric.nccl.sweep import Bucket, Choice, Plan, Trial, sweep_space
-from gpufabric.nccl.tunerconf import COLLECTIVES, FROM_TESTS, SIZE_MAX, TunerRule, render
+from gpufabric.nccl.parse.capture import parse_file
+from gpufabric.nccl.tune.sweep import Bucket, Choice, Plan, Trial, sweep_space
+from gpufabric.nccl.tune.tunerconf import COLLECTIVES, FROM_TESTS, SIZE_MAX, TunerRule, render
 
 
 class Runner(Protocol):

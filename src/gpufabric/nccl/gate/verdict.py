@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.errors import UserError
-from gpufabric.nccl.ceilings import ceiling, infer_ranks
-from gpufabric.nccl.gate_fabric import Verdict, fabric_verdicts, merge_debug
+from gpufabric.nccl.gate.ceilings import ceiling, infer_ranks
+from gpufabric.nccl.gate.fabric import Verdict, fabric_verdicts, merge_debug
+from gpufabric.nccl.gate.thresholds import Thresholds, thresholds
 from gpufabric.nccl.model import Capture, DebugInfo, TestsResult
-from gpufabric.nccl.thresholds import Thresholds, thresholds
-from gpufabric.nccl.transport import transport
+from gpufabric.nccl.parse.transport import transport
 
 
 @dataclass(frozen=True)

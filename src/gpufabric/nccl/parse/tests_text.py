@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpufabric.nccl.lines import strip_prefixes
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
+from gpufabric.nccl.parse.lines import strip_prefixes
 
 # Binaries of nccl-tests (src/*.cu). Longest first so 'reduce_scatter' wins over 'reduce'.
 COLLECTIVES: tuple[str, ...] = tuple(

@@ -67,7 +67,7 @@ def parse_thresholds(text: str) -> Thresholds:
 @cache
 def thresholds() -> Thresholds:
     """The packaged thresholds.yaml (a broken file is a bug in the repo: it raises)."""
-    text = resources.files("gpufabric.nccl").joinpath("thresholds.yaml").read_text()
+    text = resources.files("gpufabric.nccl.gate").joinpath("thresholds.yaml").read_text()
     return parse_thresholds(text)
 
 

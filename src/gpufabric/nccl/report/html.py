@@ -14,10 +14,10 @@ from typing import Any
 from jinja2 import Environment
 
 from gpufabric.catalog import lookup
-from gpufabric.nccl.ceilings import ceiling
-from gpufabric.nccl.gate import GateReport, human_bytes
+from gpufabric.nccl.gate.ceilings import ceiling
+from gpufabric.nccl.gate.thresholds import thresholds
+from gpufabric.nccl.gate.verdict import GateReport, human_bytes
 from gpufabric.nccl.model import Capture
-from gpufabric.nccl.thresholds import thresholds
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ Fabric from the catalog: {{ facts.fabric }}, {{ facts.fabric_nics }} x {{ facts.
 {% for r in results %}<tr><td>{{ r.file }}</td><td>{{ r.collective }}</td><td>{{ r.sizes }}</td><td>{{ r.largest }}</td><td>{{ r.peak }}</td><td>{{ r.avg }}</td></tr>
 {% endfor %}</table>
 <p><small>Ceilings: performance-anchors.md 1.2 (ring = node line rate; tree/NVLS-tree all_reduce =
-B x k/(k-1) x (n-1)/n). Thresholds: src/gpufabric/nccl/thresholds.yaml.</small></p>
+B x k/(k-1) x (n-1)/n). Thresholds: src/gpufabric/nccl/gate/thresholds.yaml.</small></p>
 </body></html>
 """
 

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from gpufabric.errors import UserError
-from gpufabric.nccl.debuglog import parse_debug_lines
 from gpufabric.nccl.model import Capture, DebugInfo
-from gpufabric.nccl.tests_json import parse_tests_json
-from gpufabric.nccl.tests_text import collective_from_name, parse_tests_text
-from gpufabric.nccl.transport import transport
+from gpufabric.nccl.parse.debuglog import parse_debug_lines
+from gpufabric.nccl.parse.tests_json import parse_tests_json
+from gpufabric.nccl.parse.tests_text import collective_from_name, parse_tests_text
+from gpufabric.nccl.parse.transport import transport
 
 
 def parse_text(text: str, name: str = "<text>", collective: str | None = None) -> Capture:

@@ -26,7 +26,7 @@ from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
-from gpufabric.nccl.tests_text import collective_from_name
+from gpufabric.nccl.parse.tests_text import collective_from_name
 
 
 def _version_string(code: object) -> str | None:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from gpufabric.catalog import InstanceType
+from gpufabric.nccl.gate.thresholds import Thresholds, expected_net_devices
 from gpufabric.nccl.model import Capture, DebugInfo
-from gpufabric.nccl.thresholds import Thresholds, expected_net_devices
-from gpufabric.nccl.transport import transport
+from gpufabric.nccl.parse.transport import transport
 
 Status = Literal["pass", "warn", "fail"]
 T = TypeVar("T")

@@ -17,8 +17,8 @@ import yaml
 
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.errors import UserError
-from gpufabric.nccl.thresholds import expected_net_devices
-from gpufabric.nccl.tunerconf import ALGORITHM_COLLECTIVES, FROM_TESTS
+from gpufabric.nccl.gate.thresholds import expected_net_devices
+from gpufabric.nccl.tune.tunerconf import ALGORITHM_COLLECTIVES, FROM_TESTS
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class Plan:
 @cache
 def sweep_space() -> dict[str, Any]:
     """The packaged sweep.yaml."""
-    return yaml.safe_load(resources.files("gpufabric.nccl").joinpath("sweep.yaml").read_text())
+    return yaml.safe_load(resources.files("gpufabric.nccl.tune").joinpath("sweep.yaml").read_text())
 
 
 def buckets(space: dict[str, Any]) -> tuple[Bucket, ...]:

@@ -1,4 +1,4 @@
-"""NCCL fabric profiles (src/gpufabric/nccl/profiles.yaml): data rules and rendering."""
+"""NCCL fabric profiles (src/gpufabric/node/nccl_profiles.yaml): data rules and rendering."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from gpufabric.errors import UserError
-from gpufabric.nccl import profiles
+from gpufabric.node import nccl_profiles as profiles
 
 LAB_FACTS = {"netdevs": [{"name": "eth0", "operstate": "UP", "kind": "veth", "master": ""},
                          {"name": "br0", "operstate": "UP", "kind": "bridge", "master": ""}]}
@@ -114,7 +114,7 @@ def test_extra_settings_and_their_checks():
 
 def test_book_rejects_an_unconditional_plugin_managed_setting():
     data = yaml.safe_load(
-        profiles.resources.files("gpufabric.nccl").joinpath("profiles.yaml").read_text())
+        profiles.resources.files("gpufabric.node").joinpath("nccl_profiles.yaml").read_text())
     data["profiles"]["efa"]["settings"].append(
         {"name": "NCCL_BUFFSIZE", "value": "8388608", "source": "an old sample script"})
     with pytest.raises(ValueError, match="NCCL_BUFFSIZE is set by aws-ofi-nccl itself"):
@@ -131,7 +131,7 @@ def test_version_conditions():
 
 def test_roce_qos_values_replace_the_profile_ones_and_extra_wins() -> None:
     """NCCL's traffic class must follow the NIC's QoS; no setting is written twice."""
-    from gpufabric.nccl.profiles import render
+    from gpufabric.node.nccl_profiles import render
 
     facts: dict = {"rdma_devices": [], "netdevs": []}
     qos = {"NCCL_IB_TC": 138, "NCCL_IB_SL": 4, "NCCL_IB_GID_INDEX": 3}

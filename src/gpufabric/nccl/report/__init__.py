@@ -1,0 +1,1 @@
+"""The NCCL report: a self-contained HTML page with PNG plots (html)."""
