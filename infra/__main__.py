@@ -1,5 +1,7 @@
 """The gpufabric Pulumi program: read stack config -> build the cluster -> export outputs."""
 
+from pathlib import Path
+
 import pulumi
 
 from gpufabric.catalog import lookup
@@ -8,7 +10,7 @@ from gpufabric.config import from_pulumi
 from gpufabric.errors import UserError
 
 try:
-    config = from_pulumi()
+    config = from_pulumi(Path(__file__).resolve().parent.parent / "stacks")
 except UserError as exc:  # one clean line under `pulumi up`, no traceback
     raise pulumi.RunError(str(exc)) from None
 

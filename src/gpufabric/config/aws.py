@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import StrictInt, field_validator, model_validator
+from pydantic import StrictBool, StrictInt, field_validator, model_validator
 
-from gpufabric.config.base import ConfigModel, KmsKey
+from gpufabric.config.base import ConfigModel, KmsKey, NodePath
 
 EfaLayout = Literal["efa-primary", "ena-primary"]
 _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
@@ -83,11 +83,11 @@ class FsxLustreConfig(ConfigModel):
     deployment_type: Literal["PERSISTENT_2", "SCRATCH_2"] = "PERSISTENT_2"
     capacity_gib: StrictInt = 4800
     throughput_per_tib: StrictInt | None = 1000
-    efa: bool = False
+    efa: StrictBool = False
     metadata: StorageMetadata = StorageMetadata()
     s3: S3Repository | None = None
     kms_key_id: KmsKey | None = None
-    mount_point: str = "/fsx"
+    mount_point: NodePath = "/fsx"
     zone: str | None = None
     """The file system's zone; unset means gpufabric:zone, the nodes' zone. Another zone is for
     when FSx has no capacity there: it costs cross-zone latency and transfer, and fails the

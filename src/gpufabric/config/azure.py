@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import ConfigModel
+from gpufabric.config.base import ConfigModel, NodePath
 
 # cloud-facts.md D.2: a scale set with singlePlacementGroup holds 100 VMs by default,
 # up to 300 after a support request; each set is its own InfiniBand partition.
@@ -115,7 +115,7 @@ class AzureManagedLustreConfig(ConfigModel):
     type: Literal["azure-managed-lustre"]
     throughput_per_tib: StrictInt = 250
     capacity_tib: StrictInt = 16
-    mount_point: str = "/lustre"
+    mount_point: NodePath = "/lustre"
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
 
     @property

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import StrictInt, field_validator
+from pydantic import StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import Cidr, ConfigModel
+from gpufabric.config.base import Cidr, ConfigModel, NodePath
 
 _PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _EMAIL_RE = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
@@ -41,7 +41,7 @@ class GcpSettings(ConfigModel):
     """The second gVNIC's VPC (A3 Ultra / A4 have two host NICs); unused with one."""
     mtu: StrictInt | None = None
     """MTU of every VPC; default: the catalog's (8244 on A3 High/Mega, 8896 on A3U/A4)."""
-    secure_boot: bool = False
+    secure_boot: StrictBool = False
     """Off by default: gVNIC, dmabuf-import-helper and Lustre client modules are DKMS-built
     and unsigned; vTPM and integrity monitoring stay on."""
     max_distance: StrictInt | None = None
@@ -97,7 +97,7 @@ class ManagedLustreConfig(ConfigModel):
     per_unit_storage_throughput: StrictInt = 1000
     """MB/s per TiB: 125, 250, 500 or 1000 (fixed at creation)."""
     filesystem: str = "lustre"
-    mount_point: str = "/lustre"
+    mount_point: NodePath = "/lustre"
 
 
 class ParallelstoreConfig(ConfigModel):
@@ -107,7 +107,7 @@ class ParallelstoreConfig(ConfigModel):
     capacity_gib: StrictInt = 12000
     deployment_type: str = "SCRATCH"
     """SCRATCH or PERSISTENT."""
-    mount_point: str = "/parallelstore"
+    mount_point: NodePath = "/parallelstore"
 
 
 class FilestoreConfig(ConfigModel):
@@ -117,4 +117,4 @@ class FilestoreConfig(ConfigModel):
     tier: str = "ZONAL"
     capacity_gib: StrictInt = 10240
     share_name: str = "share"
-    mount_point: str = "/filestore"
+    mount_point: NodePath = "/filestore"

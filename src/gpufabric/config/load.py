@@ -9,11 +9,13 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from gpufabric.config.model import StackConfig
+from gpufabric.config.stackfile import load_stack_file
 from gpufabric.config.validate import REGION_KEY, check
 from gpufabric.errors import ConfigError, MissingConfigError
 
@@ -93,11 +95,18 @@ def _lookup(values: Mapping[str, Any], loc: list[str]) -> Any:
     return node
 
 
-def from_pulumi() -> StackConfig:
-    """Read the running Pulumi program's config (all namespaces) and validate it."""
+def from_pulumi(stacks_dir: Path | None = None) -> StackConfig:
+    """Read the running Pulumi program's config (all namespaces) and validate it.
+
+    With `stacks_dir`, the stack's file there goes through the same strict reader as
+    `gpufabric plan` first (duplicate keys, unknown sections, ...), which Pulumi itself lets by."""
     import pulumi
     from pulumi.runtime import config as runtime_config
 
+    if stacks_dir is not None:
+        path = stacks_dir / f"Pulumi.{pulumi.get_stack()}.yaml"
+        if path.is_file():
+            load_stack_file(path, NAMESPACE)
     merged = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
     raw = {key: _decode(text) for key, text in merged.items()}
     return parse(raw, pulumi.get_stack())

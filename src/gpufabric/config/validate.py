@@ -16,6 +16,7 @@ from gpufabric.config.validate_azure import check_azure
 from gpufabric.config.validate_gcp import check_gcp
 from gpufabric.errors import ConfigError
 
+CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
 REGION_KEY = {"aws": "aws:region", "gcp": "gcp:region", "azure": "azure-native:location"}
 
 CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
@@ -28,10 +29,25 @@ CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
 def check(cfg: StackConfig) -> InstanceType:
     """Apply every cross-field rule; returns the instance type's catalog entry."""
     itype = lookup(cfg.instance_type)
+    _check_other_clouds(cfg, itype)
     _check_encryption(cfg, itype)
     _check_network(cfg)
     CLOUD_RULES[itype.cloud](cfg, itype)
     return itype
+
+
+def _check_other_clouds(cfg: StackConfig, itype: InstanceType) -> None:
+    """A section for another cloud (gpufabric:gcp on an AWS stack) is a mistake, not a no-op."""
+    for cloud in sorted(CLOUD_RULES):
+        if cloud != itype.cloud and cloud in cfg.model_fields_set:
+            name = CLOUD_NAMES.get(itype.cloud, itype.cloud)
+            article = "an" if name[:1] in "AEIOU" else "a"
+            raise ConfigError(
+                f"gpufabric:{cloud}",
+                "(set)",
+                f"{cloud}-only settings; this is {article} {name} stack ({itype.name}): "
+                f"remove the section, use gpufabric:{itype.cloud}",
+            )
 
 
 def _check_encryption(cfg: StackConfig, itype: InstanceType) -> None:

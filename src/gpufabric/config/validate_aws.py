@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from gpufabric.catalog import InstanceType
 from gpufabric.config.aws import FsxLustreConfig
@@ -13,13 +14,27 @@ FSX_THROUGHPUTS = (125, 250, 500, 1000)
 # EFA-enabled PERSISTENT_2 capacity multiples by throughput (cloud-facts.md B.1)
 FSX_EFA_CAPACITY_STEP = {125: 38400, 250: 19200, 500: 9600, 1000: 4800}
 CAPACITY_BLOCK_MAX_INSTANCES = 64  # cloud-facts.md A.4
+# EC2: "User data is limited to 16 KB, in raw form, before it is base64-encoded"
+# (EC2 User Guide, "Run commands when you launch an EC2 instance with user data input").
+USER_DATA_MAX_BYTES = 16 * 1024
 
 _ZONE_RE = re.compile(r"^(?P<region>[a-z]{2}(-[a-z]+)+-\d)(?P<suffix>[a-z])$")
 _RESERVATION_RE = re.compile(r"^cr-[0-9a-f]{8,17}$")
 
 
+@cache
+def aws_regions() -> frozenset[str]:
+    """Every region of every partition in the endpoint data bundled with botocore (offline)."""
+    from botocore.loaders import Loader
+
+    data = Loader().load_data("endpoints")
+    return frozenset(region for part in data["partitions"] for region in part["regions"])
+
+
 def check_aws(cfg: StackConfig, itype: InstanceType) -> None:
+    _check_region(cfg)
     _check_zone(cfg)
+    _check_user_data(cfg)
     _check_capacity(cfg)
     if cfg.aws.existing_vpc_id and cfg.network.egress == "nat":
         raise ConfigError(
@@ -33,6 +48,29 @@ def check_aws(cfg: StackConfig, itype: InstanceType) -> None:
     elif not isinstance(cfg.storage, NoStorage):
         raise ConfigError(
             "gpufabric:storage.type", cfg.storage.type, "on AWS use fsx-lustre or none"
+        )
+
+
+def _check_region(cfg: StackConfig) -> None:
+    if cfg.region not in aws_regions():
+        import difflib
+
+        near = difflib.get_close_matches(cfg.region, sorted(aws_regions()), n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise ConfigError(
+            "aws:region", cfg.region, f"{hint}not an AWS region in botocore's endpoint data"
+        )
+
+
+def _check_user_data(cfg: StackConfig) -> None:
+    if cfg.user_data is None:
+        return
+    size = len(cfg.user_data.encode())
+    if size > USER_DATA_MAX_BYTES:
+        raise ConfigError(
+            "gpufabric:userData",
+            f"<{size} bytes>",
+            f"EC2 takes at most {USER_DATA_MAX_BYTES} bytes of user data (before base64)",
         )
 
 

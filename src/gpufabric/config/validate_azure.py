@@ -37,7 +37,6 @@ def scale_set_count(nodes: int, max_per_set: int) -> int:
 
 
 def check_azure(cfg: StackConfig, itype: InstanceType) -> None:
-    _check_foreign_sections(cfg)
     _check_location_zone(cfg)
     _check_network(cfg)
     _check_nodes(cfg)
@@ -60,16 +59,6 @@ def check_azure(cfg: StackConfig, itype: InstanceType) -> None:
         raise ConfigError(
             "gpufabric:storage.type", cfg.storage.type, "on Azure use azure-managed-lustre or none"
         )
-
-
-def _check_foreign_sections(cfg: StackConfig) -> None:
-    for other in ("aws", "gcp"):
-        if other in cfg.model_fields_set:
-            raise ConfigError(
-                f"gpufabric:{other}",
-                "(set)",
-                f"{cfg.instance_type} is an Azure size: use gpufabric:azure",
-            )
 
 
 def _check_location_zone(cfg: StackConfig) -> None:

@@ -48,12 +48,10 @@ _LABEL_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 _LABEL_VALUE_RE = re.compile(r"^[a-z0-9_-]{0,63}$")
 _FS_NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
 _SHARE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
-_OTHER_CLOUDS = ("aws", "azure")
 
 
 def check_gcp(cfg: StackConfig, itype: InstanceType) -> None:
     assert itype.gcp is not None
-    _check_sections(cfg)
     if cfg.gcp.project is None:
         raise ConfigError(
             "gpufabric:gcp.project", None, "required on GCP: the project id (same as gcp:project)"
@@ -70,14 +68,6 @@ def check_gcp(cfg: StackConfig, itype: InstanceType) -> None:
             "an AWS KMS key; GCP boot disks use Google-managed encryption here",
         )
     _check_storage(cfg)
-
-
-def _check_sections(cfg: StackConfig) -> None:
-    for section in _OTHER_CLOUDS:
-        if section in cfg.model_fields_set:
-            raise ConfigError(
-                f"gpufabric:{section}", "(set)", f"{section}-only settings; this is a GCP stack"
-            )
 
 
 def _check_zone(cfg: StackConfig) -> None:

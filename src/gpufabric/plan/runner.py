@@ -63,8 +63,11 @@ def run_plan(
     capacity reservation in another zone)."""
     raw = apply_overrides(read_stack(root, stack), overrides or [])
     cfg = stack_config.parse(raw, stack)  # bad config stops here, before any resource
+    program = root / "infra" / "__main__.py"
+    if not program.is_file():
+        raise UserError(f"{root}: no Pulumi program at infra/__main__.py; run from the project")
     mocks = make_mocks(MockFacts(region=cfg.region, zone=cfg.zone))
-    monitor = _run_program(root / "infra" / "__main__.py", stack, raw, mocks)
+    monitor = _run_program(program, stack, raw, mocks)
     resources = sorted(
         (
             PlannedResource(r.type, r.name, r.id, _tidy(r.inputs))

@@ -7,8 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from gpufabric.config.stackfile import load_stack_file
 from gpufabric.errors import UserError
 
 PROJECT = "gpufabric"
@@ -38,14 +37,7 @@ def read_stack(root: Path, stack: str) -> dict[str, Any]:
     path = root / "stacks" / f"Pulumi.{stack}.yaml"
     if not path.is_file():
         raise UserError(f"stack '{stack}' not found; known stacks: {', '.join(stack_names(root))}")
-    try:
-        doc = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML ({exc.__class__.__name__})") from None
-    config = doc.get("config") or {}
-    if not isinstance(config, dict):
-        raise UserError(f"{path}: 'config' must be a map")
-    return {_full_key(key): value for key, value in config.items()}
+    return load_stack_file(path, PROJECT)
 
 
 def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
