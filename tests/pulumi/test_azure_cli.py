@@ -55,7 +55,9 @@ def test_json_plan_shows_scale_set_in_ppg_with_single_placement_group_and_lustre
 
 
 def test_256_nodes_give_scale_sets_of_at_most_100() -> None:
-    doc = plan_json("-s", "azure-ndv5", "-c", "gpufabric:nodes=256")
+    doc = plan_json(
+        "-s", "azure-ndv5", "-c", "gpufabric:nodes=256", "-c", "gpufabric:azure.allowSplit=true"
+    )
     counts = [s["inputs"]["sku"]["capacity"] for s in of_type(doc, VMSS)]
     assert sum(counts) == 256 and max(counts) <= 100 and len(counts) == 3
 
@@ -64,6 +66,13 @@ def test_256_nodes_give_scale_sets_of_at_most_100() -> None:
     ("stack", "override", "key"),
     [
         ("azure-ndv5-h200", "gpufabric:nodes=256", "gpufabric:nodes"),  # allowSplit: false
+        ("azure-ndv5", "gpufabric:nodes=125", "gpufabric:nodes"),  # the default refuses a split
+        (
+            "azure-ndv5",
+            'gpufabric:capacity={"type": "reservation", "reservationId": "/subscriptions/s/'
+            'resourceGroups/r/providers/Microsoft.Compute/capacityReservationGroups/g"}',
+            "gpufabric:capacity.type",
+        ),
         ("azure-ndv5", "gpufabric:zone=4", "gpufabric:zone"),
         ("azure-ndv5", "gpufabric:storage.capacityTib=20", "gpufabric:storage.capacityTib"),
         ("azure-ndv5", "gpufabric:encryption=provider-native", "gpufabric:encryption"),
@@ -87,7 +96,9 @@ def test_bad_override_exits_2_with_one_line_naming_the_key(
 
 
 def test_human_plan_states_partitions_plainly() -> None:
-    result = run("plan", "-s", "azure-ndv5", "-c", "gpufabric:nodes=256")
+    result = run(
+        "plan", "-s", "azure-ndv5", "-c", "gpufabric:nodes=256", "-c", "gpufabric:azure.allowSplit=true"
+    )
     assert result.returncode == 0, result.stderr
     assert "offline preview" in result.stdout
     assert "3 scale sets = 3 InfiniBand partitions (100 + 100 + 56 VMs)" in result.stdout

@@ -83,7 +83,7 @@ def test_managed_lustre_sits_in_the_storage_subnet_in_the_nodes_zone(stack: str)
 
 
 def test_256_nodes_become_scale_sets_of_at_most_100_each_one_partition_apiece() -> None:
-    plan = plan_for("azure-ndv5", "gpufabric:nodes=256")
+    plan = plan_for("azure-ndv5", "gpufabric:nodes=256", "gpufabric:azure.allowSplit=true")
     assert sizes(plan) == [100, 100, 56]
     ppg = one(plan, PPG)
     assert {s.inputs["proximityPlacementGroup"]["id"] for s in plan.of_type(VMSS)} == {ppg.id}
@@ -111,15 +111,18 @@ def test_raised_scale_set_limit_is_honoured() -> None:
 def test_resource_count_grows_with_partitions_not_with_nodes() -> None:
     small, full = plan_for("azure-ndv5"), plan_for("azure-ndv5", "gpufabric:nodes=100")
     assert len(small.resources) == len(full.resources)
-    big = plan_for("azure-ndv5", "gpufabric:nodes=256")
+    big = plan_for("azure-ndv5", "gpufabric:nodes=256", "gpufabric:azure.allowSplit=true")
     assert len(big.resources) == len(small.resources) + 2
 
 
-def test_forbidden_split_stops_before_any_resource() -> None:
+@pytest.mark.parametrize("split", [(), ("gpufabric:azure.allowSplit=false",)])
+def test_more_nodes_than_one_partition_are_refused_unless_split_is_allowed(
+    split: tuple[str, ...],
+) -> None:
     with pytest.raises(ConfigError) as err:
-        plan_for("azure-ndv5", "gpufabric:nodes=256", "gpufabric:azure.allowSplit=false")
+        plan_for("azure-ndv5", "gpufabric:nodes=125", *split)
     assert err.value.key == "gpufabric:nodes"
-    assert "allowSplit" in str(err.value)
+    assert "allowSplit is false" in str(err.value) and "2 scale sets" in str(err.value)
 
 
 def test_nodes_have_accelerated_networking_and_no_public_ip() -> None:
@@ -166,13 +169,34 @@ def test_hpc_image_is_the_configured_one() -> None:
     assert ref(plan_for("azure-ndv5", f"gpufabric:azure.image={gallery}")) == {"id": gallery}
 
 
-def test_capacity_reservation_group_reaches_every_scale_set() -> None:
-    plan = plan_for("azure-ndv5-h200")
-    expected = plan.config.capacity.reservation_id
-    assert expected is not None
+CRG = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/cap/providers/"
+    "Microsoft.Compute/capacityReservationGroups/crg1"
+)
+
+
+@pytest.mark.parametrize("stack", ["azure-ndv5", "azure-ndv5-h200"])
+def test_capacity_reservation_is_refused_and_shipped_stacks_are_on_demand(stack: str) -> None:
+    plan = plan_for(stack)
+    assert plan.config.capacity.type == "on-demand"
     for vmss in plan.of_type(VMSS):
-        profile = vmss.inputs["virtualMachineProfile"]
-        assert profile["capacityReservation"]["capacityReservationGroup"]["id"] == expected
+        assert "capacityReservation" not in vmss.inputs["virtualMachineProfile"]
+    with pytest.raises(ConfigError) as err:
+        plan_for(stack, f'gpufabric:capacity={{"type": "reservation", "reservationId": "{CRG}"}}')
+    assert err.value.key == "gpufabric:capacity.type" and "ND-series" in str(err.value)
+
+
+def test_component_refuses_a_capacity_reservation_even_without_the_cli() -> None:
+    from gpufabric.clouds.azure import AzureCluster, AzureClusterArgs
+    from gpufabric.config.model import CapacityConfig
+    from gpufabric.plan.mocks import MockFacts, RecordingMocks
+
+    pulumi.runtime.set_mocks(RecordingMocks(MockFacts("eastus", "1")), preview=False)
+    good = plan_for("azure-ndv5").config
+    reserved = CapacityConfig.model_construct(type="reservation", reservation_id=CRG)
+    cfg = good.model_copy(update={"capacity": reserved})
+    with pytest.raises(ValueError, match=r"AzureClusterArgs\.config: capacity type reservation"):
+        AzureCluster("bad", AzureClusterArgs(config=cfg, instance=lookup(cfg.instance_type)))
 
 
 def test_every_subnet_has_its_own_nsg_the_nat_and_no_default_outbound() -> None:
@@ -224,13 +248,25 @@ def test_compute_subnet_takes_cluster_traffic_lustre_and_admin_ssh_only() -> Non
         (net.management_cidr, None, ("22",)),
     }
     storage_in = {r["sourceAddressPrefix"] for r in _inbound_allows(nsg(plan, "storage"))}
-    assert storage_in == {net.storage_subnet, net.fabric_subnet}
+    assert storage_in == {net.storage_subnet, net.fabric_subnet, "AzureMonitor"}
     storage_out = {
         r["destinationAddressPrefix"]
         for r in nsg(plan, "storage").inputs["securityRules"]
         if r["direction"] == "Outbound"
     }
     assert "AzureCloud" in storage_out  # Managed Lustre's control plane
+
+
+def test_managed_lustre_subnet_admits_azure_monitor_from_port_443_only() -> None:
+    rule = next(
+        r
+        for r in _inbound_allows(nsg(plan_for("azure-ndv5"), "storage"))
+        if r["sourceAddressPrefix"] == "AzureMonitor"
+    )
+    assert rule["protocol"] == "Tcp" and rule["sourcePortRange"] == "443"
+    assert rule["destinationAddressPrefix"] == plan_for("azure-ndv5").config.network.storage_subnet
+    deny = next(r for r in nsg(plan_for("azure-ndv5"), "storage").inputs["securityRules"] if r["name"] == "deny-all-in")
+    assert rule["priority"] < deny["priority"]
 
 
 def test_no_egress_means_no_nat_no_public_ip_and_internet_denied() -> None:
@@ -311,7 +347,7 @@ def test_component_refuses_a_forbidden_split_even_without_the_cli() -> None:
 
 @pytest.mark.parametrize(
     ("stack", "overrides"),
-    [("azure-ndv5", ()), ("azure-ndv5", ("gpufabric:nodes=256",)), ("azure-ndv5-h200", ())],
+    [("azure-ndv5", ()), ("azure-ndv5", ("gpufabric:nodes=256", "gpufabric:azure.allowSplit=true")), ("azure-ndv5-h200", ())],
 )
 def test_gpufabric_policies_pass_on_the_azure_plans(stack: str, overrides: tuple[str, ...]) -> None:
     from gpufabric.policies.offline import check_plan
@@ -320,7 +356,7 @@ def test_gpufabric_policies_pass_on_the_azure_plans(stack: str, overrides: tuple
 
 
 def test_summary_lists_partitions_in_numeric_order() -> None:
-    plan = plan_for("azure-ndv5", "gpufabric:nodes=1024")
+    plan = plan_for("azure-ndv5", "gpufabric:nodes=1024", "gpufabric:azure.allowSplit=true")
     facts = fabric_summary(plan)
     assert dict(facts)["InfiniBand partitions"].startswith(
         "11 scale sets = 11 InfiniBand partitions (" + " + ".join(["100"] * 10) + " + 24 VMs)"

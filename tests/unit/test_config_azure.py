@@ -57,7 +57,9 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("lustre without egress", {"gpufabric:network": {"egress": "none"}}, "gpufabric:network.egress", "AzureCloud"),
     ("endpoints egress", {"gpufabric:network": {"egress": "endpoints"}, "gpufabric:storage": {"type": "none"}}, "gpufabric:network.egress", "nat"),
     ("capacity block", {"gpufabric:capacity": {"type": "capacity-block", "reservationId": CRG}}, "gpufabric:capacity.type", "AWS-only"),
-    ("reservation id from AWS", {"gpufabric:capacity": {"type": "reservation", "reservationId": "cr-0123456789abcdef0"}}, "gpufabric:capacity.reservationId", "capacityReservationGroups"),
+    ("capacity reservation with ND-series", {"gpufabric:capacity": {"type": "reservation", "reservationId": CRG}}, "gpufabric:capacity.type", "ND-series"),
+    ("capacity reservation names the placement rules", {"gpufabric:capacity": {"type": "reservation", "reservationId": CRG}}, "gpufabric:capacity.type", "singlePlacementGroup true"),
+    ("125 nodes split only on request", {"gpufabric:nodes": 125}, "gpufabric:nodes", "allowSplit is false"),
     ("individual instances", {"gpufabric:nodeGroup": "instances"}, "gpufabric:nodeGroup", "use group"),
     ("aws section on azure", {"gpufabric:aws": {"efaLayout": "ena-primary"}}, "gpufabric:aws", "use gpufabric:azure"),
     ("aws kms key on azure", {"gpufabric:rootVolume": {"kmsKeyId": "alias/x"}}, "gpufabric:rootVolume.kmsKeyId", "do not apply on Azure"),
@@ -78,7 +80,7 @@ def test_bad_value_names_the_key(case: str, override: dict[str, Any], key: str, 
 def test_good_config_parses_with_defaults() -> None:
     cfg = parse(BASE, "azure-test")
     assert cfg.zone == "1"
-    assert cfg.azure.max_vms_per_scale_set == 100 and cfg.azure.allow_split is True
+    assert cfg.azure.max_vms_per_scale_set == 100 and cfg.azure.allow_split is False
     assert cfg.azure.image_urn == ("microsoft-dsvm", "ubuntu-hpc", "2204", "latest")
     assert cfg.storage.type == "azure-managed-lustre"
     assert cfg.storage.sku == "AMLFS-Durable-Premium-250"  # type: ignore[union-attr]
@@ -95,9 +97,9 @@ def test_image_resource_id_is_accepted_instead_of_a_urn() -> None:
     assert cfg.azure.image == image and cfg.azure.image_urn is None
 
 
-def test_reservation_group_id_is_accepted() -> None:
-    cfg = parse({**BASE, "gpufabric:capacity": {"type": "reservation", "reservationId": CRG}}, "s")
-    assert cfg.capacity.reservation_id == CRG
+def test_split_is_accepted_when_asked_for() -> None:
+    cfg = parse({**BASE, "gpufabric:nodes": 125, "gpufabric:azure": {**AZ, "allowSplit": True}}, "s")
+    assert cfg.nodes == 125 and cfg.azure.allow_split is True
 
 
 @pytest.mark.parametrize(("throughput", "steps"), sorted(AMLFS_CAPACITY_STEPS.items()))

@@ -45,8 +45,9 @@ class AzureSettings(ConfigModel):
         default=DEFAULT_MAX_VMS_PER_SCALE_SET, ge=1, le=MAX_VMS_PER_SCALE_SET_BY_REQUEST
     )
     """VMs per scale set (= per InfiniBand partition): 100 by default, up to 300 on request."""
-    allow_split: StrictBool = True
-    """May a cluster larger than one scale set become several sets (several IB partitions)?"""
+    allow_split: StrictBool = False
+    """May a cluster larger than one scale set become several sets (several IB partitions, no
+    InfiniBand between them)? Off by default: one job cannot span partitions."""
     admin_username: str = "azureuser"
     ssh_public_key: str | None = None
     """Public key for admin_username (password login is always off). Required on Azure."""

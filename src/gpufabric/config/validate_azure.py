@@ -1,5 +1,5 @@
 """Azure rules: location and zone, the RDMA-reserved range, scale-set splitting (= InfiniBand
-partitions), capacity reservations, and Azure Managed Lustre SKU, capacity and subnet steps.
+partitions), capacity (no reservations with InfiniBand), and Azure Managed Lustre SKU, capacity and subnet steps.
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ AMLFS_SUBNET_PREFIX_ABOVE_TABLE = 22
 
 _LOCATION_RE = re.compile(r"^[a-z]+[a-z0-9]*$")
 _TIME_RE = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
-_CRG_RE = re.compile(
-    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/"
-    r"capacityReservationGroups/[^/]+$",
-    re.IGNORECASE,
-)
 
 
 def scale_set_count(nodes: int, max_per_set: int) -> int:
@@ -40,7 +35,7 @@ def check_azure(cfg: StackConfig, itype: InstanceType) -> None:
     _check_location_zone(cfg)
     _check_network(cfg)
     _check_nodes(cfg)
-    _check_capacity(cfg)
+    _check_capacity(cfg, itype)
     if cfg.azure.ssh_public_key is None:
         raise ConfigError(
             "gpufabric:azure.sshPublicKey",
@@ -117,21 +112,27 @@ def _check_nodes(cfg: StackConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig) -> None:
+def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
     cap = cfg.capacity
     if cap.type == "capacity-block":
         raise ConfigError(
             "gpufabric:capacity.type",
             cap.type,
-            "capacity blocks are AWS-only; on Azure use on-demand or reservation "
-            "(a capacity reservation group)",
+            "capacity blocks are AWS-only; on Azure use on-demand",
         )
-    if cap.reservation_id is not None and not _CRG_RE.match(cap.reservation_id):
+    if cap.type == "reservation":
+        # [P] learn.microsoft.com/azure/virtual-machines/capacity-reservation-overview
+        # ("Limitations and restrictions"): ND-series is not available for capacity
+        # reservation, and proximity placement groups and scale sets with
+        # singlePlacementGroup true are unsupported deployment constraints. InfiniBand here
+        # needs all three (cloud-facts.md D.2), so Azure would refuse the deployment.
         raise ConfigError(
-            "gpufabric:capacity.reservationId",
-            cap.reservation_id,
-            "must be a capacity reservation group id: /subscriptions/<sub>/resourceGroups/<rg>/"
-            "providers/Microsoft.Compute/capacityReservationGroups/<name>",
+            "gpufabric:capacity.type",
+            cap.type,
+            f"Azure on-demand capacity reservations support neither {itype.name} "
+            "(ND-series) nor proximity placement groups or scale sets with "
+            "singlePlacementGroup true, which InfiniBand needs here; use type on-demand "
+            "(quota for the ND family in the location)",
         )
 
 

@@ -122,6 +122,13 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
             f"AzureClusterArgs.config: nodes={cfg.nodes} needs {sets} scale sets "
             f"(maxVmsPerScaleSet={cfg.azure.max_vms_per_scale_set}) but allowSplit is false"
         )
+    if cfg.capacity.type != "on-demand":
+        # capacity reservations support neither ND-series nor the proximity placement group
+        # and single placement group InfiniBand needs (validate_azure.py has the source)
+        raise ValueError(
+            f"AzureClusterArgs.config: capacity type {cfg.capacity.type} cannot be used with "
+            "InfiniBand scale sets on Azure; use on-demand"
+        )
     if cfg.storage.type not in ("azure-managed-lustre", "none"):
         raise ValueError(
             f"AzureClusterArgs.config: storage type {cfg.storage.type} is not an Azure one"

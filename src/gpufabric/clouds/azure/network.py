@@ -17,6 +17,10 @@ from gpufabric.config import StackConfig
 # Azure Managed Lustre: TCP 988 and 1019-1023 both ways between clients and the file system
 # (cloud-facts.md D.5), plus outbound to the AzureCloud service tag.
 LUSTRE_PORTS = ["988", "1019-1023"]
+# Azure Managed Lustre also needs inbound TCP from the AzureMonitor service tag (source port
+# 443) into its subnet: [P] learn.microsoft.com/azure/azure-managed-lustre/
+# configure-network-security-group, inbound rule "AllowTagCustomAnyInbound".
+MONITOR_TAG = "AzureMonitor"
 ROLES = ("compute", "storage", "management")
 
 Rule = azure_network.SecurityRuleArgs
@@ -142,6 +146,7 @@ def security_rules(cfg: StackConfig) -> dict[str, list[azure_network.SecurityRul
         protocol: azure_network.SecurityRuleProtocol = ANY,
         ports: list[str] | None = None,
         access: azure_network.SecurityRuleAccess = ALLOW,
+        source_port: str = "*",
     ) -> azure_network.SecurityRuleArgs:
         return Rule(
             name=rule_name,
@@ -150,7 +155,7 @@ def security_rules(cfg: StackConfig) -> dict[str, list[azure_network.SecurityRul
             access=access,
             protocol=protocol,
             source_address_prefix=src,
-            source_port_range="*",
+            source_port_range=source_port,
             destination_address_prefix=dst,
             destination_port_range=None if ports else "*",
             destination_port_ranges=ports,
@@ -168,6 +173,7 @@ def security_rules(cfg: StackConfig) -> dict[str, list[azure_network.SecurityRul
     storage_rules = [
         rule("lustre-hosts-in", 100, IN, storage, storage),
         rule("lustre-clients-in", 110, IN, compute, storage, TCP, LUSTRE_PORTS),
+        rule("azure-monitor-in", 120, IN, MONITOR_TAG, storage, TCP, source_port="443"),
         rule("lustre-hosts-out", 100, OUT, storage, storage),
         rule("lustre-clients-out", 110, OUT, storage, compute, TCP, LUSTRE_PORTS),
         rule("azure-cloud-out", 120, OUT, storage, "AzureCloud"),

@@ -113,7 +113,6 @@ def _vm_profile(
     key = cfg.azure.ssh_public_key
     if key is None:  # validate_azure requires it; this guards direct use of the component
         raise ValueError("AzureClusterArgs.config: azure.ssh_public_key is required")
-    reservation = cfg.capacity.reservation_id
     return compute.VirtualMachineScaleSetVMProfileArgs(
         storage_profile=compute.VirtualMachineScaleSetStorageProfileArgs(
             image_reference=image_reference(cfg),
@@ -161,12 +160,5 @@ def _vm_profile(
                     ],
                 )
             ]
-        ),
-        capacity_reservation=(
-            compute.CapacityReservationProfileArgs(
-                capacity_reservation_group=compute.SubResourceArgs(id=reservation)
-            )
-            if reservation
-            else None
         ),
     )
