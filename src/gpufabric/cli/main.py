@@ -40,3 +40,7 @@ def main() -> None:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # last resort: a file the command could not read or write
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        sys.exit(2)

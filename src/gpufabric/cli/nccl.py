@@ -6,13 +6,13 @@ Exit codes: 0 ok, 1 a gate failed (or a tuner file broke the example tuner's rul
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from gpufabric import jsonout, outdir
 from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.fabric import merge_debug
@@ -20,6 +20,7 @@ from gpufabric.nccl.gate.verdict import GateReport, gate, human_bytes
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file
 from gpufabric.nccl.parse.transport import transport
 from gpufabric.nccl.report.html import render_report, write_report
+from gpufabric.nccl.report.tunefile import read_tune
 from gpufabric.nccl.tune.run import PlaybookRunner, RecordedRunner, TuneResult, pick, run_sweep
 from gpufabric.nccl.tune.sweep import plan_sweep
 from gpufabric.nccl.tune.tunerconf import errors, validate
@@ -50,7 +51,7 @@ def parse_cmd(files: Files, as_json: AsJson = False, collective: CollectiveOpt =
     """Print what the files say: tables, ranks, hosts, NCCL version, transport, NICs."""
     captures = [parse_file(f, collective) for f in files]
     if as_json:
-        typer.echo(json.dumps([capture_to_dict(c) for c in captures], indent=2))
+        typer.echo(jsonout.dumps([capture_to_dict(c) for c in captures], indent=2))
         return
     for capture in captures:
         typer.echo(f"{capture.path}")
@@ -68,6 +69,8 @@ def parse_cmd(files: Files, as_json: AsJson = False, collective: CollectiveOpt =
                 typer.echo(
                     f"  largest: {human_bytes(last.size)} busbw {last.best_busbw():.2f} GB/s"
                 )
+            for problem in result.problems:
+                typer.echo(f"  PROBLEM {problem}")
         d = capture.debug
         if d.seen:
             nics = ", ".join(x.name for x in d.net_devices) or ", ".join(d.net_nics_used) or "-"
@@ -100,7 +103,7 @@ def gate_cmd(
     report = gate(captures, instance_type, nodes, strict=strict)
     if as_json:
         typer.echo(
-            json.dumps(
+            jsonout.dumps(
                 {
                     "instance_type": report.instance_type,
                     "nodes": report.nodes,
@@ -139,7 +142,7 @@ def tune_plan_cmd(
     """List the trials worth running (file names for recorded results) and what was pruned."""
     plan = plan_sweep(instance_type, nodes, collectives)
     if as_json:
-        typer.echo(json.dumps(asdict(plan), indent=2))
+        typer.echo(jsonout.dumps(asdict(plan), indent=2))
         return
     typer.echo(
         f"{len(plan.trials)} trials, ~{plan.sizes_measured()} message sizes, for "
@@ -154,11 +157,11 @@ def tune_plan_cmd(
 
 
 def _write_tune(result: TuneResult, out: Path, as_json: bool) -> None:
-    out.mkdir(parents=True, exist_ok=True)
+    outdir.prepare(out)
     (out / "nccl.conf").write_text(result.nccl_conf())
     tuner = result.tuner_conf()
     (out / "nccl_tuner.conf").write_text(tuner)
-    (out / "tune.json").write_text(json.dumps(asdict(result), indent=2))
+    (out / "tune.json").write_text(jsonout.dumps(asdict(result), indent=2))
     problems = validate(tuner, result.nodes, result.ranks)
     if as_json:
         typer.echo((out / "tune.json").read_text())
@@ -218,8 +221,8 @@ def tune_run_cmd(
 ) -> None:
     """Run every trial through playbooks/benchmark.yml (real GPU nodes), then pick."""
     plan = plan_sweep(instance_type, nodes, collectives)
-    runner = PlaybookRunner(inventory, out / "trials")
-    (out / "trials").mkdir(parents=True, exist_ok=True)
+    outdir.prepare(out)
+    runner = PlaybookRunner(inventory, outdir.prepare(out / "trials"))
     _write_tune(pick(plan, run_sweep(plan, runner)), out, as_json)
 
 
@@ -234,9 +237,13 @@ def tuner_check_cmd(
 ) -> None:
     """Validate a tuner CSV against the example tuner's rules; exit 1 on errors."""
     try:
-        text = file.read_text()
+        text = file.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise UserError(f"{file}: cannot read ({exc.strerror or exc})") from exc
+        raise UserError(f"{file}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{file}: not UTF-8 text; expected a tuner CSV") from None
+    if "\0" in text:
+        raise UserError(f"{file}: binary file; expected a tuner CSV")
     problems = validate(text, nodes, ranks, caveat=not plugin_rules_only)
     for problem in problems:
         typer.echo(problem.text())
@@ -260,12 +267,8 @@ def report_cmd(
     """Write report.html (self-contained) and the PNG plots; exit 1 when the gate fails."""
     lookup(instance_type, key="--instance-type")
     captures = [parse_file(f, collective) for f in files]
-    tune_data = None
-    if tune is not None:
-        try:
-            tune_data = json.loads(tune.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{tune}: not a readable tune.json ({exc})") from exc
+    tune_data = read_tune(tune) if tune is not None else None
+    outdir.prepare(out)
     report = gate(captures, instance_type, nodes)
     html, plots = render_report(captures, report, merge_debug(captures), tune_data)
     page = write_report(out, html, plots)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gpufabric import jsonout
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
 from gpufabric.topology.files import read_text
@@ -252,7 +252,7 @@ def score(
             "scores": [asdict(s) for s in scored["topology"]],
             "orders": {k: [asdict(s) for s in v] for k, v in scored.items()},
         }
-        _write(json.dumps(doc, indent=2) + "\n", output)
+        _write(jsonout.dumps(doc, indent=2) + "\n", output)
         return
     table = Table(title=f"{len(topology.hosts)} nodes, {len(topology.leaves())} leaves")
     for column in (

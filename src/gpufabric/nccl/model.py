@@ -67,6 +67,7 @@ class TestsResult:
     errors: tuple[str, ...] = ()  # '# error: ...' lines
     unparsed_rows: tuple[str, ...] = ()  # lines that looked like rows but did not fit the header
     source: str = "text"  # "text" | "json"
+    problems: tuple[str, ...] = ()  # why the table cannot be judged (parse/strict.py)
 
     @property
     def hosts(self) -> tuple[str, ...]:

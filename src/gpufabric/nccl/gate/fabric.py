@@ -181,7 +181,7 @@ def _nics(debug: DebugInfo, facts: InstanceType, limits: Thresholds) -> list[Ver
                 "the log lists no NET devices or NET channels: NIC use not checked",
             )
         ]
-    out: list[Verdict] = []
+    out: list[Verdict] = _efa_devices(debug, facts)
     if used < expected:
         out.append(
             Verdict(
@@ -206,6 +206,28 @@ def _nics(debug: DebugInfo, facts: InstanceType, limits: Thresholds) -> list[Ver
             )
         )
     return out
+
+
+def _efa_devices(debug: DebugInfo, facts: InstanceType) -> list[Verdict]:
+    """aws-ofi-nccl's '(found N nics)' counts EFA devices: all of the instance's must be there."""
+    found = debug.ofi_nics_found
+    if found is None or facts.fabric != "efa":
+        return []
+    if found < facts.fabric_nics:
+        return [
+            Verdict(
+                "nics",
+                "fail",
+                "fabric",
+                f"aws-ofi-nccl found {found} of the {facts.fabric_nics} EFA devices of "
+                f"{facts.name}: a device is missing or down (fi_info -p efa)",
+            )
+        ]
+    return [
+        Verdict(
+            "nics", "pass", "fabric", f"aws-ofi-nccl found {found}/{facts.fabric_nics} EFA devices"
+        )
+    ]
 
 
 def _warnings(debug: DebugInfo, limits: Thresholds) -> list[Verdict]:

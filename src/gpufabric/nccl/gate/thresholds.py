@@ -42,6 +42,7 @@ class InstanceOverride(_Strict):
 
 
 class Thresholds(_Strict):
+    max_nodes: int = Field(gt=0)
     large_message_bytes: int = Field(gt=0)
     efficiency: Efficiency
     ceiling_tolerance: float = Field(ge=1.0)

@@ -191,15 +191,8 @@ def _bandwidth(
     limits: Thresholds,
 ) -> tuple[list[Verdict], float | None]:
     coll = result.collective
-    if coll is None:
-        return [
-            Verdict(
-                "bandwidth",
-                "warn",
-                subject,
-                "collective unknown (name the file <collective>_perf*.txt): not gated",
-            )
-        ], None
+    if coll is None:  # refused as an input problem before (parse/strict.py)
+        return [], None
     if nodes is None:
         return [
             Verdict(
@@ -268,6 +261,30 @@ def _bandwidth(
     return out, peak
 
 
+def _check_nodes(
+    nodes: int | None, captures: list[Capture], facts: InstanceType, limits: Thresholds
+) -> None:
+    """--nodes that no run on this instance type can have is a usage error (exit 2)."""
+    if nodes is None:
+        return
+    if nodes < 1 or nodes > limits.max_nodes:
+        raise UserError(f"--nodes: {nodes} is not valid; must be 1 to {limits.max_nodes}")
+    for capture in captures:
+        for result in capture.results:
+            ranks = result.n_ranks
+            if ranks is not None and nodes > ranks:
+                raise UserError(
+                    f"--nodes: {nodes} is not valid for {capture.path}: its {ranks} ranks "
+                    f"fit on at most {ranks} nodes"
+                )
+            if ranks is not None and ranks > nodes * facts.gpu.count:
+                raise UserError(
+                    f"--nodes: {nodes} is not valid for {capture.path}: {ranks} ranks need "
+                    f"at least {-(-ranks // facts.gpu.count)} nodes of {facts.gpu.count} GPUs "
+                    f"({facts.name})"
+                )
+
+
 def gate(
     captures: list[Capture],
     instance_type: str,
@@ -276,10 +293,9 @@ def gate(
     limits: Thresholds | None = None,
 ) -> GateReport:
     """All verdicts for `captures` on `instance_type`. UserError for unknown types / bad nodes."""
-    if nodes is not None and nodes < 1:
-        raise UserError(f"--nodes: {nodes} is not valid; must be 1 or more")
     facts = lookup(instance_type, key="--instance-type")
     limits = limits or thresholds()
+    _check_nodes(nodes, captures, facts, limits)
     debug = merge_debug(captures)
     verdicts: list[Verdict] = []
     peaks: dict[str, float] = {}
@@ -301,8 +317,11 @@ def gate(
                     )
                 )
             first_nodes = first_nodes or k
+            verdicts += [Verdict("input", "fail", subject, p) for p in result.problems]
             verdicts += _complete(result, subject)
             verdicts += _correctness(result, subject)
+            if result.problems:
+                continue
             bw, peak = _bandwidth(result, subject, facts, k, debug, limits)
             verdicts += bw
             if peak is not None and result.collective:

@@ -8,23 +8,34 @@ from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.nccl.model import Capture, DebugInfo
+from gpufabric.nccl.parse import strict
 from gpufabric.nccl.parse.debuglog import parse_debug_lines
 from gpufabric.nccl.parse.tests_json import parse_tests_json
-from gpufabric.nccl.parse.tests_text import collective_from_name, parse_tests_text
+from gpufabric.nccl.parse.tests_text import COLLECTIVES, collective_from_name, parse_tests_text
 from gpufabric.nccl.parse.transport import transport
 
 
 def parse_text(text: str, name: str = "<text>", collective: str | None = None) -> Capture:
-    """Parse one capture. The collective comes from `collective`, the output, or the file name."""
+    """Parse one capture. The collective comes from `collective`, the output, or the file name.
+
+    Every result carries its `problems` (parse/strict.py): what makes it unfit to judge."""
+    if collective is not None and collective not in COLLECTIVES:
+        raise UserError(
+            f"--collective: {collective!r} is not an nccl-tests collective; "
+            f"one of {', '.join(sorted(COLLECTIVES))}"
+        )
     if text.lstrip().startswith("{"):
         result = parse_tests_json(text, name)
         if collective:
             result = replace(result, collective=collective)
-        return Capture(path=name, results=(result,), debug=DebugInfo())
-    coll = collective or collective_from_name(name)
-    results = parse_tests_text(text, coll)
-    debug = parse_debug_lines(text.splitlines())
-    return Capture(path=name, results=tuple(results), debug=debug)
+        results = [result]
+        debug = DebugInfo()
+    else:
+        coll = collective or collective_from_name(name)
+        results = parse_tests_text(text, coll)
+        debug = parse_debug_lines(text.splitlines())
+    checked = tuple(replace(r, problems=strict.check(r)) for r in results)
+    return Capture(path=name, results=checked, debug=debug)
 
 
 def parse_file(path: str | Path, collective: str | None = None) -> Capture:

@@ -3,7 +3,8 @@
 Message shapes (all seen in the fixtures unless marked):
 - 'NCCL version 2.22.3+cuda12.2'
 - 'NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.'
-- 'NET/OFI Selected Provider is efa' / '... is efa (found 4 nics)' (aws-ofi-nccl source)
+- 'NET/OFI Selected Provider is efa (found 4 nics)' / 'NET/OFI Selected provider is efa, fabric
+  is efa-direct (found 32 nics)' (aws-ofi-nccl source, old / current)
 - 'NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_bond_0:1/RoCE [RO]; OOB eth0:10.2.0.4<0>'
 - 'NET/Socket : Using [0]eth0:10.0.0.23<0>' / 'NET/FastSocket : Using [0]ibs108:10.0.19.12<0> ...'
 - 'Using network IB' / 'Using network AWS Libfabric'
@@ -27,7 +28,15 @@ _VERSION = re.compile(r"^NCCL version (\S+)")
 _NET_USING = re.compile(r"^NET/(\w+)\s*: Using (.*)$")
 _NET_NO_DEVICE = re.compile(r"^NET/(\w+)\s*: No device found")
 _DEVICE = re.compile(r"\[(\d+)\]([^\s\[;]+)")
-_OFI_PROVIDER = re.compile(r"^NET/OFI Selected [Pp]rovider is (\S+)(?: \(found (\d+) nics\))?")
+# aws-ofi-nccl (aws/aws-ofi-nccl, NCCL_OFI_INFO in nccl_ofi_net.c):
+#   older releases  'Selected Provider is %s (found %d nics)'
+#   current         'Selected provider is %s, fabric is %s (found %d nics)'  (fabric: efa, efa-direct)
+#                   (nccl_net_ofi_query_provider_capabilities)
+# 'found N' counts the selected provider's fi_info entries: one per EFA device.
+_OFI_PROVIDER = re.compile(
+    r"^NET/OFI Selected [Pp]rovider is ([^\s,]+)(?:, fabric is ([^\s,(]+))?"
+    r"(?: \(found (\d+) nics\))?"
+)
 _USING_NETWORK = re.compile(r"^Using network (.+)$")
 _VIA = re.compile(r"\bvia (\S+(?: \S+)*)$")
 _COMM_NEW = re.compile(r"\bnRanks (\d+) nNodes (\d+)")
@@ -122,7 +131,7 @@ def _message(state: _State, level: str, msg: str) -> None:
     elif (m := _OFI_PROVIDER.match(msg)) is not None:
         state.net_plugin = "aws-ofi-nccl"
         state.ofi_provider = m[1]
-        state.ofi_nics = int(m[2]) if m[2] else state.ofi_nics
+        state.ofi_nics = int(m[3]) if m[3] else state.ofi_nics
     elif msg.startswith("NET/OFI"):
         state.net_plugin = "aws-ofi-nccl"
     elif (m := _NET_USING.match(msg)) is not None:

@@ -64,31 +64,37 @@ def parse_tests_json(text: str, name: str = "") -> TestsResult:
         raise UserError(
             f"{name or 'input'}: not valid JSON ({exc.msg} at line {exc.lineno})"
         ) from exc
-    if not isinstance(doc, dict) or "results" not in doc:
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise UserError(
             f"{name or 'input'}: JSON without a 'results' list; not nccl-tests -J output"
         )
+    try:
+        return _result(doc, name)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UserError(
+            f"{name or 'input'}: malformed nccl-tests JSON ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _result(doc: dict[str, Any], name: str) -> TestsResult:
     config = doc.get("config") or {}
     args = doc.get("args") or []
     collective = collective_from_name(str(args[0])) if args else None
     collective = collective or collective_from_name(name)
     rows = []
-    try:
-        for item in doc["results"]:
-            root = str(item.get("root", "")).strip()
-            rows.append(
-                Row(
-                    size=int(item["size"]),
-                    count=int(item["count"]),
-                    dtype=str(item["type"]),
-                    redop=str(item["redop"]),
-                    root=int(root) if root.lstrip("-").isdigit() else None,
-                    out_of_place=_measurement(item.get("out_of_place")),
-                    in_place=_measurement(item.get("in_place")),
-                )
+    for item in doc["results"]:
+        root = str(item.get("root", "")).strip()
+        rows.append(
+            Row(
+                size=int(item["size"]),
+                count=int(item["count"]),
+                dtype=str(item["type"]),
+                redop=str(item["redop"]),
+                root=int(root) if root.lstrip("-").isdigit() else None,
+                out_of_place=_measurement(item.get("out_of_place")),
+                in_place=_measurement(item.get("in_place")),
             )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"{name or 'input'}: malformed nccl-tests JSON result ({exc})") from exc
+        )
     ranks = tuple(
         RankInfo(
             rank=int(d["rank"]),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from gpufabric import jsonout
 from gpufabric.errors import UserError
 from gpufabric.topology.emit.names import dump_yaml, label_value
 from gpufabric.topology.model import Host, Topology, level_names, padded_path
@@ -97,4 +97,4 @@ def topology_json(topology: Topology, order: Sequence[Host] | None = None) -> st
         doc["order"] = [h.name for h in order]
     if topology.skipped:
         doc["skipped"] = [{"id": i, "reason": r} for i, r in topology.skipped]
-    return json.dumps(doc, indent=2) + "\n"
+    return jsonout.dumps(doc, indent=2) + "\n"
