@@ -53,6 +53,8 @@ def test_done_when_render_slurm_tree_groups_by_last_network_node() -> None:
             switch = line.split()[0].split("=", 1)[1]
             for node in expand(line.split(" Nodes=", 1)[1]):
                 switch_of[node] = switch
+    # the stopped instance has no topology: kept under no-topology (as topograph does)
+    assert switch_of.pop("i-09f8e7d6c5b4a3f12") == "no-topology"
     assert set(switch_of) == set(leaf_of)
     for a in leaf_of:
         for b in leaf_of:

@@ -64,13 +64,15 @@ def _check_tree(t: Topology, text: str) -> None:
     switches, nodes = tree_of(text)
     # same shape as the fixtures: one root, every switch reachable, each host under its leaf
     children = set().union(*switches.values())
-    roots = set(switches) - children
+    roots = set(switches) - children - {slurm.NO_TOPOLOGY}
     assert len(roots) == 1
     assert all(len(n) <= 64 for n in switches)
     names = slurm_names(t.parents())
     for host in t.hosts:
         assert host.name in nodes[names[host.leaf]]
-    assert sum(len(n) for n in nodes.values()) == len(t.hosts)
+    # nodes without topology stay in the file, under their own switch (as topograph does)
+    assert nodes.get(slurm.NO_TOPOLOGY, set()) == set(t.unplaced)
+    assert sum(len(n) for n in nodes.values()) == len(t.hosts) + len(t.unplaced)
     for name, kids in switches.items():
         assert not (kids and nodes[name]), f"{name} has both switches and nodes"
 
@@ -83,7 +85,9 @@ def test_tree_conf_for_mixed_3_and_4_level_aws() -> None:
     by_leaf: dict[str, set[str]] = {}
     for h in t.hosts:
         by_leaf.setdefault(h.leaf, set()).add(h.name)
-    assert {frozenset(v) for v in nodes.values() if v} == {frozenset(v) for v in by_leaf.values()}
+    placed = {frozenset(v) for k, v in nodes.items() if v and k != slurm.NO_TOPOLOGY}
+    assert placed == {frozenset(v) for v in by_leaf.values()}
+    assert nodes[slurm.NO_TOPOLOGY] == {"i-09f8e7d6c5b4a3f12"}
 
 
 def test_tree_conf_for_ib_superpod_and_synthetic_4_level() -> None:

@@ -47,7 +47,8 @@ def test_aws_mixed_3_and_4_levels_from_pages() -> None:
     assert depths == {"p5.48xlarge": 3, "p6-b200.48xlarge": 4}
     sizes = sorted(len(v) for v in t.leaves().values())
     assert sizes == [1, 2, 2, 3, 3]
-    assert [i for i, _ in t.skipped] == ["i-09f8e7d6c5b4a3f12"]  # stopped: no NetworkNodes
+    assert t.unplaced == ("i-09f8e7d6c5b4a3f12",)  # stopped: no NetworkNodes, kept unplaced
+    assert t.skipped == ()
     assert len({h.path[0] for h in t.hosts}) == 1
 
 
@@ -182,7 +183,7 @@ def test_gcp_instances_list_with_physical_host_topology() -> None:
     assert t.by_name()["n1"].path == ("c", "c/b1", "c/b1/s1")
     assert t.by_name()["n1"].instance_type == "a3-ultragpu-8g"
     assert t.by_name()["n4"].path == ("c", "c/r7")
-    assert [n for n, _ in t.skipped] == ["n5"]
+    assert t.unplaced == ("n5",)  # no physical host topology: kept, unplaced
 
 
 @pytest.mark.parametrize(

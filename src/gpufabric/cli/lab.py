@@ -19,8 +19,11 @@ app = typer.Typer(
 
 NameOpt = Annotated[
     str,
-    typer.Option("--name", envvar="GPUFABRIC_LAB_NAME",
-                 help="Lab name: separate labs (namespaces, addresses, files) coexist"),
+    typer.Option(
+        "--name",
+        envvar="GPUFABRIC_LAB_NAME",
+        help="Lab name: separate labs (namespaces, addresses, files) coexist",
+    ),
 ]
 
 
@@ -41,13 +44,17 @@ def up(
     """Start the lab's hosts and write its Ansible inventory."""
     res = lab.up(name, nodes, leaves, spine_rate, progress=_say)
     lay = res.state.layout
-    typer.echo(f"lab {name!r} up in {res.seconds:.1f} s: {len(lay.hosts)} hosts, "
-               f"{len(lay.leaves)} leaves, spine {res.state.spine_rate or 'unshaped'}")
+    typer.echo(
+        f"lab {name!r} up in {res.seconds:.1f} s: {len(lay.hosts)} hosts, "
+        f"{len(lay.leaves)} leaves, spine {res.state.spine_rate or 'unshaped'}"
+    )
     for h in lay.hosts:
         typer.echo(f"  {h.name:<4} {h.address:<15} {h.leaf:<7} systemd {res.boot[h.name]}")
     typer.echo(f"inventory: {res.paths.inventory}")
-    typer.echo(f'next: ansible-playbook -i "$(gpufabric lab inventory --name {name})" '
-               "playbooks/tune-fabric.yml")
+    typer.echo(
+        f'next: ansible-playbook -i "$(gpufabric lab inventory --name {name})" '
+        "playbooks/tune-fabric.yml"
+    )
 
 
 @app.command("down")
@@ -66,15 +73,19 @@ def status(name: NameOpt = DEFAULT_NAME) -> None:
     lab.check_root()
     st, paths = lab.load_up(name)
     lay = st.layout
-    typer.echo(f"lab {name!r}: {st.phase}, {lay.subnet}, {len(lay.hosts)} hosts, "
-               f"{len(lay.leaves)} leaves")
+    typer.echo(
+        f"lab {name!r}: {st.phase}, {lay.subnet}, {len(lay.hosts)} hosts, {len(lay.leaves)} leaves"
+    )
     for hs in lab.host_status(st):
-        typer.echo(f"  {hs.name:<4} {hs.address:<15} {hs.leaf:<7} "
-                   f"{'running' if hs.running else 'STOPPED':<8} systemd {hs.systemd}")
+        typer.echo(
+            f"  {hs.name:<4} {hs.address:<15} {hs.leaf:<7} "
+            f"{'running' if hs.running else 'STOPPED':<8} systemd {hs.systemd}"
+        )
     qd = network.spine_qdiscs(lay)
     shaped = [dev for dev, line in qd.items() if line.startswith("qdisc tbf")]
-    typer.echo(f"spine: {st.spine_rate or 'unshaped'} ({len(shaped)}/{len(qd)} uplink ends "
-               "with tbf)")
+    typer.echo(
+        f"spine: {st.spine_rate or 'unshaped'} ({len(shaped)}/{len(qd)} uplink ends with tbf)"
+    )
     typer.echo(f"inventory: {paths.inventory}")
 
 

@@ -61,7 +61,7 @@ PpOpt = Annotated[int, typer.Option("--pp", help="Pipeline-parallel size")]
 DpOpt = Annotated[
     int | None, typer.Option("--dp", help="Data-parallel size (default: fills the nodes)")
 ]
-GpnOpt = Annotated[int, typer.Option("--gpus-per-node", help="GPUs (ranks) per node")]
+GpnOpt = Annotated[int, typer.Option("--gpus-per-node", min=1, help="GPUs (ranks) per node")]
 LayoutOpt = Annotated[
     bool,
     typer.Option(
@@ -102,6 +102,13 @@ def _block_sizes(text: str | None) -> list[int] | None:
 
 
 def _report_skipped(topology: Topology) -> None:
+    if topology.unplaced:
+        shown = ", ".join(topology.unplaced[:10]) + (" ..." if len(topology.unplaced) > 10 else "")
+        typer.echo(
+            f"note: {len(topology.unplaced)} nodes have no topology information "
+            f"(kept under switch no-topology in Slurm output): {shown}",
+            err=True,
+        )
     if topology.skipped:
         first = topology.skipped[0]
         typer.echo(
@@ -145,10 +152,26 @@ def render(
     hostfile_style: Annotated[
         str, typer.Option(help=f"One of: {', '.join(other.HOSTFILE_STYLES)}")
     ] = "plain",
-    slots: Annotated[int, typer.Option(help="Slots (ranks) per node in hostfiles")] = 8,
+    slots: Annotated[int, typer.Option(min=1, help="Slots (ranks) per node in hostfiles")] = 8,
+    label_scheme: Annotated[
+        str,
+        typer.Option(
+            help="Label keys for k8s-labels / kueue-topology: gpufabric, eks "
+            "(topology.k8s.aws/network-node-layer-N) or topograph"
+        ),
+    ] = "gpufabric",
+    kueue_api: Annotated[
+        str, typer.Option(help="Kueue Topology API: v1beta2, or v1beta1 for Kueue 0.14-0.15")
+    ] = "v1beta2",
     output: OutputOpt = None,
 ) -> None:
     """Emit the topology for a scheduler or launcher."""
+    if label_scheme not in other.LABEL_SCHEMES:
+        raise UserError(
+            f"--label-scheme {label_scheme!r}: choose one of {', '.join(other.LABEL_SCHEMES)}"
+        )
+    if kueue_api not in other.KUEUE_APIS:
+        raise UserError(f"--kueue-api {kueue_api!r}: choose one of {', '.join(other.KUEUE_APIS)}")
     if fmt not in RENDER_FORMATS:
         raise UserError(f"--format {fmt!r}: choose one of {', '.join(RENDER_FORMATS)}")
     sizes = _block_sizes(block_sizes)
@@ -159,8 +182,10 @@ def render(
         "slurm-block": lambda: slurm.block_conf(topology, sizes),
         "slurm-yaml": lambda: slurm.topology_yaml(topology, sizes),
         "hostfile": lambda: other.hostfile(topology_order(topology), hostfile_style, slots),
-        "k8s-labels": lambda: other.k8s_labels(topology),
-        "kueue-topology": lambda: other.kueue_topology(topology),
+        "k8s-labels": lambda: other.k8s_labels(topology, label_scheme),
+        "kueue-topology": lambda: other.kueue_topology(
+            topology, api=kueue_api, scheme=label_scheme
+        ),
         "json": lambda: other.topology_json(topology),
     }[fmt]()
     _write(text, output)

@@ -72,7 +72,8 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:
     if err["type"] == "missing":
         field = StackConfig.model_fields.get(loc[0] if loc else "", None)
         field = field or next(
-            (f for f in StackConfig.model_fields.values() if f.alias == (loc[0] if loc else "")), None
+            (f for f in StackConfig.model_fields.values() if f.alias == (loc[0] if loc else "")),
+            None,
         )
         what = field.description if field is not None and field.description else "required"
         return MissingConfigError(key, f"required: {what}")

@@ -21,30 +21,51 @@ def efa(facts: dict[str, Any], fabric: str) -> dict[str, Any]:
     """Install/verify the EFA software only on hosts with an EFA device."""
     check_fabric(fabric)
     if not facts.get("has_efa"):
-        return _decision(False, f"efa: skipped, no EFA device on this host (PCI 1d0f:efa*, "
-                                f"fi_info -p efa); gpufabric_fabric={fabric}")
+        return _decision(
+            False,
+            f"efa: skipped, no EFA device on this host (PCI 1d0f:efa*, "
+            f"fi_info -p efa); gpufabric_fabric={fabric}",
+        )
     if fabric != "efa":
         return _decision(False, f"efa: skipped, EFA hardware found but gpufabric_fabric={fabric}")
-    return _decision(True, f"efa: {len(facts.get('efa_devices') or facts.get('efa_pci') or [])} "
-                           "EFA device(s) found")
+    return _decision(
+        True,
+        f"efa: {len(facts.get('efa_devices') or facts.get('efa_pci') or [])} EFA device(s) found",
+    )
 
 
 def doca_ofed(facts: dict[str, Any], fabric: str) -> dict[str, Any]:
     """DOCA-OFED for InfiniBand/RoCE ConnectX hosts, unless the image already ships OFED."""
     check_fabric(fabric)
-    mlx = [d for d in facts.get("rdma_devices") or [] if d.get("vendor_id") in ("0x02c9", "")
-           and not str(d.get("name", "")).startswith(("rdmap", "efa"))]
+    mlx = [
+        d
+        for d in facts.get("rdma_devices") or []
+        if d.get("vendor_id") in ("0x02c9", "")
+        and not str(d.get("name", "")).startswith(("rdmap", "efa"))
+    ]
     if not mlx and not facts.get("rdma_nic_pci"):
-        return _decision(False, f"doca_ofed: skipped, no ConnectX/InfiniBand device on this host "
-                                f"(ibstat, ibv_devinfo, PCI 15b3); gpufabric_fabric={fabric}")
+        return _decision(
+            False,
+            f"doca_ofed: skipped, no ConnectX/InfiniBand device on this host "
+            f"(ibstat, ibv_devinfo, PCI 15b3); gpufabric_fabric={fabric}",
+        )
     if fabric not in ("infiniband", "roce"):
-        return _decision(False, f"doca_ofed: skipped, ConnectX hardware found but "
-                                f"gpufabric_fabric={fabric} (only infiniband or roce)")
+        return _decision(
+            False,
+            f"doca_ofed: skipped, ConnectX hardware found but "
+            f"gpufabric_fabric={fabric} (only infiniband or roce)",
+        )
     if facts.get("ofed_version"):
-        return _decision(False, f"doca_ofed: skipped install, the image already has "
-                                f"{facts['ofed_version']} (ofed_info -s)")
-    return _decision(True, f"doca_ofed: {len(mlx) or len(facts['rdma_nic_pci'])} ConnectX "
-                           "device(s) found and no OFED installed")
+        return _decision(
+            False,
+            f"doca_ofed: skipped install, the image already has "
+            f"{facts['ofed_version']} (ofed_info -s)",
+        )
+    return _decision(
+        True,
+        f"doca_ofed: {len(mlx) or len(facts['rdma_nic_pci'])} ConnectX "
+        "device(s) found and no OFED installed",
+    )
 
 
 def hugepages(facts: dict[str, Any], wanted: int) -> dict[str, Any]:
@@ -57,8 +78,9 @@ def hugepages(facts: dict[str, Any], wanted: int) -> dict[str, Any]:
 def cpu_tuning(facts: dict[str, Any]) -> dict[str, Any]:
     """CPU governor settings only on hosts with GPUs or RDMA hardware."""
     if not (facts.get("has_gpu") or facts.get("has_rdma")):
-        return _decision(False, "host_tuning: CPU governor skipped, no GPU or RDMA hardware "
-                                "on this host")
+        return _decision(
+            False, "host_tuning: CPU governor skipped, no GPU or RDMA hardware on this host"
+        )
     return _decision(True, "host_tuning: CPU governor set for GPU/RDMA hardware")
 
 
@@ -69,12 +91,15 @@ def fabric_mismatch(facts: dict[str, Any], fabric: str) -> str:
     expected = {"efa": "efa", "infiniband": "infiniband", "roce": "roce"}.get(fabric)
     if expected is None or found == expected:
         return ""
-    return (f"gpufabric_fabric={fabric} but this host shows fabric {found} "
-            "(hardware steps follow the hardware; check the inventory)")
+    return (
+        f"gpufabric_fabric={fabric} but this host shows fabric {found} "
+        "(hardware steps follow the hardware; check the inventory)"
+    )
 
 
 def check_fabric(fabric: str) -> str:
     if fabric not in FABRICS:
-        raise UserError(f"gpufabric_fabric: {fabric!r} is not valid; use one of "
-                        f"{', '.join(FABRICS)}")
+        raise UserError(
+            f"gpufabric_fabric: {fabric!r} is not valid; use one of {', '.join(FABRICS)}"
+        )
     return fabric

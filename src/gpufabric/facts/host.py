@@ -60,13 +60,20 @@ def summarize(raw: dict[str, Any], hostname: str = "") -> dict[str, Any]:
     net_sysfs: dict[str, dict[str, Any]] = sysfs.get("net") or {}
 
     rdma = _rdma_devices(ib_devices, verbs, rdma_sysfs)
-    efa_names = sorted({*fi_info.efa_devices(efa_domains),
-                        *(n for n, d in rdma_sysfs.items() if d.get("vendor") == "0x1d0f")})
+    efa_names = sorted(
+        {
+            *fi_info.efa_devices(efa_domains),
+            *(n for n, d in rdma_sysfs.items() if d.get("vendor") == "0x1d0f"),
+        }
+    )
     gpu_count = max(len(topo.gpus), len(pci["gpu"]))
     netdevs = [
-        {**asdict(link), "numa_node": _int(net_sysfs.get(link.name, {}).get("numa_node")),
-         "pci": net_sysfs.get(link.name, {}).get("pci", ""),
-         "speed_mbps": _int(net_sysfs.get(link.name, {}).get("speed"))}
+        {
+            **asdict(link),
+            "numa_node": _int(net_sysfs.get(link.name, {}).get("numa_node")),
+            "pci": net_sysfs.get(link.name, {}).get("pci", ""),
+            "speed_mbps": _int(net_sysfs.get(link.name, {}).get("speed")),
+        }
         for link in links
         if link.link_type != "loopback"
     ]
@@ -110,8 +117,9 @@ def one_line(facts: dict[str, Any]) -> str:
     if facts["has_efa"]:
         rdma = f"{len(facts['efa_devices']) or len(facts['efa_pci'])} EFA"
     elif facts["rdma_devices"]:
-        rates = sorted({p["rate_gbps"] for d in facts["rdma_devices"] for p in d["ports"]
-                        if p["rate_gbps"]})
+        rates = sorted(
+            {p["rate_gbps"] for d in facts["rdma_devices"] for p in d["ports"] if p["rate_gbps"]}
+        )
         rate = "/".join(f"{r:g}" for r in rates)
         rdma = f"{len(facts['rdma_devices'])} RDMA" + (f" @ {rate} Gb/s" if rate else "")
     else:
@@ -121,8 +129,9 @@ def one_line(facts: dict[str, Any]) -> str:
     return f"{head}{gpu}, {rdma} (fabric {facts['fabric_detected']}); netdevs {nets}"
 
 
-def _rdma_devices(ib: tuple[IbDevice, ...], verbs: tuple[Any, ...],
-                  sysfs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _rdma_devices(
+    ib: tuple[IbDevice, ...], verbs: tuple[Any, ...], sysfs: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
     """RDMA devices from ibstat (rates) merged with ibv_devinfo (MTU, vendor) and sysfs."""
     by_verbs = {v.hca_id: v for v in verbs}
     names = [d.name for d in ib] + [v.hca_id for v in verbs if v.hca_id not in {d.name for d in ib}]
@@ -131,28 +140,48 @@ def _rdma_devices(ib: tuple[IbDevice, ...], verbs: tuple[Any, ...],
         dev = next((d for d in ib if d.name == name), None)
         v = by_verbs.get(name)
         if dev is not None:
-            ports = [{"number": p.number, "state": p.state, "link_layer": p.link_layer,
-                      "rate_gbps": p.rate_gbps} for p in dev.ports]
+            ports = [
+                {
+                    "number": p.number,
+                    "state": p.state,
+                    "link_layer": p.link_layer,
+                    "rate_gbps": p.rate_gbps,
+                }
+                for p in dev.ports
+            ]
         else:
             assert v is not None
-            ports = [{"number": p.number, "state": p.state, "link_layer": p.link_layer,
-                      "rate_gbps": None} for p in v.ports]
+            ports = [
+                {
+                    "number": p.number,
+                    "state": p.state,
+                    "link_layer": p.link_layer,
+                    "rate_gbps": None,
+                }
+                for p in v.ports
+            ]
         info = sysfs.get(name, {})
-        out.append({
-            "name": name,
-            "vendor_id": v.vendor_id if v else str(info.get("vendor", "")),
-            "firmware": (dev.firmware if dev else "") or (v.fw_ver if v else ""),
-            "ports": ports,
-            "pci": info.get("pci", ""),
-            "numa_node": _int(info.get("numa_node")),
-            "netdevs": list(info.get("netdevs") or []),
-        })
+        out.append(
+            {
+                "name": name,
+                "vendor_id": v.vendor_id if v else str(info.get("vendor", "")),
+                "firmware": (dev.firmware if dev else "") or (v.fw_ver if v else ""),
+                "ports": ports,
+                "pci": info.get("pci", ""),
+                "numa_node": _int(info.get("numa_node")),
+                "netdevs": list(info.get("netdevs") or []),
+            }
+        )
     return out
 
 
 def _gpu(g: Any, topo: GpuTopology) -> dict[str, Any]:
-    return {"name": g.name, "cpu_affinity": g.cpu_affinity, "numa_node": g.numa_node,
-            "nearest_nic": topo.nearest_nic(g.name)}
+    return {
+        "name": g.name,
+        "cpu_affinity": g.cpu_affinity,
+        "numa_node": g.numa_node,
+        "nearest_nic": topo.nearest_nic(g.name),
+    }
 
 
 def _int(value: Any) -> int | None:

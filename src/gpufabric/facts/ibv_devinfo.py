@@ -57,7 +57,9 @@ def _device(b: _Builder) -> VerbsDevice:
                 number=num,
                 state=kv.get("state", "").split(" ")[0],
                 link_layer=kv.get("link_layer", ""),
-                active_mtu=int(m.group(1)) if (m := _NUMBER.match(kv.get("active_mtu", ""))) else None,
+                active_mtu=int(m.group(1))
+                if (m := _NUMBER.match(kv.get("active_mtu", "")))
+                else None,
             )
             for num, kv in b.ports
         ),

@@ -16,7 +16,9 @@ def parse(text: str) -> tuple[NetLink, ...]:
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"ip -j link: output is not JSON ({exc.msg} at line {exc.lineno})") from None
+        raise UserError(
+            f"ip -j link: output is not JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
     if not isinstance(data, list):
         raise UserError("ip -j link: expected a JSON array of interfaces")
     return tuple(_link(item) for item in data if isinstance(item, dict))

@@ -41,21 +41,31 @@ def parse(text: str) -> GpuTopology:
             break  # the Legend (or anything after the matrix) ends it
         cells = tokens[1 : 1 + len(columns)]
         if len(cells) != len(columns):
-            raise UserError(f"nvidia-smi topo -m: row {tokens[0]} has {len(cells)} link cells, "
-                            f"expected {len(columns)}")
+            raise UserError(
+                f"nvidia-smi topo -m: row {tokens[0]} has {len(cells)} link cells, "
+                f"expected {len(columns)}"
+            )
         links = {col: cell for col, cell in zip(columns, cells, strict=True) if col != tokens[0]}
         if m.group(1) == "GPU":
             rest = dict(zip(extras, tokens[1 + len(columns) :], strict=False))
-            gpus.append(TopoGpu(
-                name=tokens[0],
-                index=int(m.group(2)),
-                cpu_affinity=rest.get("CPU Affinity", ""),
-                numa_node=_numa(rest.get("NUMA Affinity")),
-                links=links,
-            ))
+            gpus.append(
+                TopoGpu(
+                    name=tokens[0],
+                    index=int(m.group(2)),
+                    cpu_affinity=rest.get("CPU Affinity", ""),
+                    numa_node=_numa(rest.get("NUMA Affinity")),
+                    links=links,
+                )
+            )
         else:
-            nics.append(TopoNic(name=tokens[0], index=int(m.group(2)),
-                                device=legend.get(tokens[0], tokens[0]), links=links))
+            nics.append(
+                TopoNic(
+                    name=tokens[0],
+                    index=int(m.group(2)),
+                    device=legend.get(tokens[0], tokens[0]),
+                    links=links,
+                )
+            )
     return GpuTopology(gpus=tuple(gpus), nics=tuple(nics))
 
 

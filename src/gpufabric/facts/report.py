@@ -15,11 +15,13 @@ def run_summary(hostvars: dict[str, Any], host: str) -> str:
     tuning = hostvars.get("host_tuning_result")
     if tuning:
         skipped = tuning.get("skipped") or []
-        parts.append(f"sysctl {len(tuning.get('applied') or [])} set"
-                     + (f" / {len(skipped)} skipped ({', '.join(skipped)})" if skipped else "")
-                     + f", limits memlock {tuning.get('memlock')} nofile {tuning.get('nofile')}"
-                     + (", EFA hugepages" if tuning.get("hugepages") else "")
-                     + (", CPU governor" if tuning.get("cpu_governor") else ""))
+        parts.append(
+            f"sysctl {len(tuning.get('applied') or [])} set"
+            + (f" / {len(skipped)} skipped ({', '.join(skipped)})" if skipped else "")
+            + f", limits memlock {tuning.get('memlock')} nofile {tuning.get('nofile')}"
+            + (", EFA hugepages" if tuning.get("hugepages") else "")
+            + (", CPU governor" if tuning.get("cpu_governor") else "")
+        )
     else:
         parts.append("host_tuning did not run")
     for role in ("efa", "doca_ofed"):
@@ -33,8 +35,10 @@ def run_summary(hostvars: dict[str, Any], host: str) -> str:
     nccl = hostvars.get("nccl_result")
     if nccl:
         lab = " (LAB)" if nccl.get("lab") else ""
-        parts.append(f"nccl profile {nccl.get('profile')}{lab}: "
-                     f"{', '.join(nccl.get('settings') or []) or 'no settings'}")
+        parts.append(
+            f"nccl profile {nccl.get('profile')}{lab}: "
+            f"{', '.join(nccl.get('settings') or []) or 'no settings'}"
+        )
     else:
         parts.append("nccl did not run")
     return "; ".join(parts)

@@ -13,9 +13,12 @@ from typing import Any
 from gpufabric.errors import UserError
 
 STATES = ("writable", "read-only", "absent")
-WHY = {"read-only": ("read-only here (lab hosts: vm.*, kernel.* and global net.core.* "
-                     "stay the machine's own)"),
-       "absent": "not present in this kernel/network namespace"}
+WHY = {
+    "read-only": (
+        "read-only here (lab hosts: vm.*, kernel.* and global net.core.* stay the machine's own)"
+    ),
+    "absent": "not present in this kernel/network namespace",
+}
 
 
 def normalize(value: Any) -> str:
@@ -47,8 +50,9 @@ def plan(wanted: list[dict[str, Any]], probe_text: str) -> dict[str, Any]:
         if state != "writable":
             skipped.append({"name": name, "why": WHY[state]})
             continue
-        apply.append({"name": name, "value": normalize(item["value"]),
-                      "why": str(item.get("why", ""))})
+        apply.append(
+            {"name": name, "value": normalize(item["value"]), "why": str(item.get("why", ""))}
+        )
         if current != normalize(item["value"]):
             differ.append(name)
     line = ""
@@ -57,5 +61,6 @@ def plan(wanted: list[dict[str, Any]], probe_text: str) -> dict[str, Any]:
         for s in skipped:
             groups.setdefault(s["why"], []).append(s["name"])
         line = "host_tuning: sysctl skipped " + "; ".join(
-            f"{', '.join(names)}: {why}" for why, names in groups.items())
+            f"{', '.join(names)}: {why}" for why, names in groups.items()
+        )
     return {"apply": apply, "skipped": skipped, "differ": differ, "line": line}

@@ -38,14 +38,22 @@ def describe_nodes(ec2: Any, filters: dict[str, str], hostname: str) -> list[Nod
         for reservation in page.get("Reservations", []):
             for inst in reservation.get("Instances", []):
                 address = inst.get("PrivateIpAddress", "")
-                name = {"private-ip-address": address,
-                        "private-dns-name": inst.get("PrivateDnsName", ""),
-                        "instance-id": inst["InstanceId"]}[hostname]
+                name = {
+                    "private-ip-address": address,
+                    "private-dns-name": inst.get("PrivateDnsName", ""),
+                    "instance-id": inst["InstanceId"],
+                }[hostname]
                 if not name or not address:
                     continue  # not yet addressed (pending); the next run will see it
-                nodes.append(Node(name=name, address=address, instance_id=inst["InstanceId"],
-                                  instance_type=inst.get("InstanceType", ""),
-                                  zone=inst.get("Placement", {}).get("AvailabilityZone", "")))
+                nodes.append(
+                    Node(
+                        name=name,
+                        address=address,
+                        instance_id=inst["InstanceId"],
+                        instance_type=inst.get("InstanceType", ""),
+                        zone=inst.get("Placement", {}).get("AvailabilityZone", ""),
+                    )
+                )
     return sorted(nodes, key=lambda n: n.name)
 
 
@@ -54,7 +62,7 @@ def leaves(ec2: Any, instance_ids: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     paginator = ec2.get_paginator("describe_instance_topology")
     for start in range(0, len(instance_ids), TOPOLOGY_BATCH):
-        batch = instance_ids[start:start + TOPOLOGY_BATCH]
+        batch = instance_ids[start : start + TOPOLOGY_BATCH]
         for page in paginator.paginate(InstanceIds=batch):
             for inst in page.get("Instances", []):
                 nodes = inst.get("NetworkNodes") or []
@@ -63,8 +71,9 @@ def leaves(ec2: Any, instance_ids: list[str]) -> dict[str, str]:
     return out
 
 
-def discover(filters: dict[str, str], hostname: str, region: str, *, topology: bool = True,
-             ec2: Any = None) -> list[Node]:
+def discover(
+    filters: dict[str, str], hostname: str, region: str, *, topology: bool = True, ec2: Any = None
+) -> list[Node]:
     """Nodes of the group, with leaves where the topology API knows them."""
     if not filters:
         raise UserError("inventory.discovery.filters: empty; the outputs name no way to find nodes")

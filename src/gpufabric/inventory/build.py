@@ -55,20 +55,29 @@ def inventory(outputs: StackOutputs, nodes: list[Node]) -> dict[str, Any]:
     return inv
 
 
-def from_outputs(outputs: StackOutputs, *, ec2: Any = None, topology: bool = True) -> dict[str, Any]:
+def from_outputs(
+    outputs: StackOutputs, *, ec2: Any = None, topology: bool = True
+) -> dict[str, Any]:
     """Addresses from the outputs when the stack knows them, else discovery in the cloud."""
     info = outputs.inventory
     if outputs.addresses:
-        nodes = [Node(name=a, address=a, instance_id="", instance_type=info.instance_type,
-                      zone=info.zone) for a in outputs.addresses]
+        nodes = [
+            Node(
+                name=a, address=a, instance_id="", instance_type=info.instance_type, zone=info.zone
+            )
+            for a in outputs.addresses
+        ]
     elif info.cloud == "aws":
         from gpufabric.inventory import aws
 
-        nodes = aws.discover(info.discovery.filters, info.discovery.hostname, info.region,
-                             topology=topology, ec2=ec2)
+        nodes = aws.discover(
+            info.discovery.filters, info.discovery.hostname, info.region, topology=topology, ec2=ec2
+        )
     else:
         from gpufabric.errors import UserError
 
-        raise UserError(f"inventory.cloud: {info.cloud!r} outputs list no addresses and node "
-                        "discovery is only implemented for aws")
+        raise UserError(
+            f"inventory.cloud: {info.cloud!r} outputs list no addresses and node "
+            "discovery is only implemented for aws"
+        )
     return inventory(outputs, nodes)

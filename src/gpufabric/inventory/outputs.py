@@ -18,7 +18,8 @@ class Discovery(BaseModel):
 
     filters: dict[str, str] = Field(default_factory=dict)
     hostname: Literal["private-ip-address", "private-dns-name", "instance-id"] = (
-        "private-ip-address")
+        "private-ip-address"
+    )
 
 
 class InventoryInfo(BaseModel):
@@ -94,10 +95,18 @@ def load_stack(stack: str, cwd: str | Path | None = None) -> StackOutputs:
     """Run `pulumi stack output --json -s STACK` (needs the Pulumi CLI and a logged-in backend)."""
     pulumi = shutil.which("pulumi")
     if pulumi is None:
-        raise UserError("stack: the pulumi CLI is not installed; pass an outputs file instead "
-                        "(pulumi stack output --json > outputs.json)")
-    proc = subprocess.run([pulumi, "stack", "output", "--json", "--stack", stack],
-                          capture_output=True, text=True, cwd=cwd, check=False, timeout=120)
+        raise UserError(
+            "stack: the pulumi CLI is not installed; pass an outputs file instead "
+            "(pulumi stack output --json > outputs.json)"
+        )
+    proc = subprocess.run(
+        [pulumi, "stack", "output", "--json", "--stack", stack],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=120,
+    )
     if proc.returncode != 0:
         first = (proc.stderr.strip().splitlines() or ["no output"])[0]
         raise UserError(f"stack {stack}: pulumi stack output failed: {first}")

@@ -1,8 +1,8 @@
 """A running lab as tests and benchmarks use it: inventory, hosts, and ways in.
 
-    with LabHandle.start("gftest", nodes=4, leaves=2) as lab:
-        lab.run("h1", "systemctl", "is-system-running")
-        lab.ansible_playbook("playbooks/tune-fabric.yml")
+with LabHandle.start("gftest", nodes=4, leaves=2) as lab:
+    lab.run("h1", "systemctl", "is-system-running")
+    lab.ansible_playbook("playbooks/tune-fabric.yml")
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ def reap_stale_labs(prefix: str) -> list[str]:
     """Take down labs named `<prefix><pid>` whose process is gone (a crashed or killed run)."""
     pattern = re.compile(rf"^{re.escape(prefix)}(\d+)$")
     names = {d.name for d in state_root().iterdir()} if state_root().is_dir() else set()
-    names |= {ns.split("-")[1] for ns in network.existing_netns() if ns.startswith("gf-")
-              and ns.count("-") == 2}
+    names |= {
+        ns.split("-")[1]
+        for ns in network.existing_netns()
+        if ns.startswith("gf-") and ns.count("-") == 2
+    }
     stale = []
     for name in sorted(names):
         m = pattern.match(name)
@@ -56,8 +59,9 @@ class LabHandle:
 
     # ---- lifecycle
     @classmethod
-    def start(cls, name: str, nodes: int = 4, leaves: int = 2,
-              spine_rate: str | None = None) -> LabHandle:
+    def start(
+        cls, name: str, nodes: int = 4, leaves: int = 2, spine_rate: str | None = None
+    ) -> LabHandle:
         """Bring lab `name` up (after removing a leftover lab of that name)."""
         lab.down(name)
         res = lab.up(name, nodes, leaves, spine_rate)
@@ -74,8 +78,12 @@ class LabHandle:
     def __enter__(self) -> LabHandle:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     # ---- facts
@@ -106,33 +114,56 @@ class LabHandle:
         return self.state.layout.controller_netns
 
     # ---- ways in
-    def run(self, host: str, *argv: str, check: bool = True, timeout: float = 300,
-            input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self,
+        host: str,
+        *argv: str,
+        check: bool = True,
+        timeout: float = 300,
+        input_text: str | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         """Run a command inside `host` as root (nsenter; no ssh). Raises on failure if check."""
-        proc = lab.run_in_host(self.state, host, list(argv), timeout=timeout,
-                               input_text=input_text)
+        proc = lab.run_in_host(self.state, host, list(argv), timeout=timeout, input_text=input_text)
         if check and proc.returncode != 0:
-            raise AssertionError(f"{host}: {' '.join(argv)} -> exit {proc.returncode}\n"
-                                 f"{proc.stdout}{proc.stderr}")
+            raise AssertionError(
+                f"{host}: {' '.join(argv)} -> exit {proc.returncode}\n{proc.stdout}{proc.stderr}"
+            )
         return proc
 
-    def sh(self, host: str, script: str, check: bool = True,
-           timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def sh(
+        self, host: str, script: str, check: bool = True, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         """Run a shell script inside `host`."""
         return self.run(host, "sh", "-c", script, check=check, timeout=timeout)
 
     def ctl(self, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         """Run a command in the controller namespace (on the lab network, machine's files)."""
-        return subprocess.run(["ip", "netns", "exec", self.controller_netns, *argv],
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        return subprocess.run(
+            ["ip", "netns", "exec", self.controller_netns, *argv],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
 
-    def ansible_playbook(self, playbook: str | Path, *args: str, timeout: float = 1800,
-                         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def ansible_playbook(
+        self,
+        playbook: str | Path,
+        *args: str,
+        timeout: float = 1800,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         """`ansible-playbook -i <inventory> PLAYBOOK ARGS` from the normal shell, in the repo."""
         full_env = {**os.environ, "ANSIBLE_FORCE_COLOR": "0", **(env or {})}
-        return subprocess.run([venv_bin("ansible-playbook"), "-i", str(self.inventory),
-                               str(playbook), *args], cwd=REPO, capture_output=True, text=True,
-                              timeout=timeout, env=full_env, check=False)
+        return subprocess.run(
+            [venv_bin("ansible-playbook"), "-i", str(self.inventory), str(playbook), *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=full_env,
+            check=False,
+        )
 
     def set_spine_rate(self, rate: str | None) -> None:
         """Shape the spine (tc rate such as 1gbit), or None to remove the shaping."""

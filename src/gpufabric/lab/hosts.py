@@ -27,16 +27,23 @@ def mount_overlay(lower: Path, hostdir: Path) -> Path:
     for d in (upper, work, root):
         d.mkdir(parents=True, exist_ok=True)
     opts = f"lowerdir={lower},upperdir={upper},workdir={work}"
-    proc = subprocess.run(["mount", "-t", "overlay", "overlay", "-o", opts, str(root)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["mount", "-t", "overlay", "overlay", "-o", opts, str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise UserError(f"overlay mount of {root} failed: {proc.stderr.strip()}")
     return root
 
 
 def hosts_file(layout: LabLayout) -> str:
-    lines = ["127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback",
-             f"{layout.controller_address}\tcontroller"]
+    lines = [
+        "127.0.0.1\tlocalhost",
+        "::1\tlocalhost ip6-localhost ip6-loopback",
+        f"{layout.controller_address}\tcontroller",
+    ]
     lines += [f"{h.address}\t{h.name}" for h in layout.hosts]
     return "\n".join(lines) + "\n"
 
@@ -51,25 +58,38 @@ def prepare(root: Path, host: HostPlan, layout: LabLayout, public_key: str) -> s
     auth = ssh_dir / "authorized_keys"
     auth.write_text(public_key.strip() + "\n")
     auth.chmod(0o600)
-    subprocess.run(["ssh-keygen", "-q", "-A", "-f", str(root)], check=True,
-                   capture_output=True)
+    subprocess.run(["ssh-keygen", "-q", "-A", "-f", str(root)], check=True, capture_output=True)
     return (root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()[1]
 
 
 def nspawn_argv(root: Path, host: HostPlan) -> list[str]:
     return [
-        "systemd-nspawn", "-q", "--boot", "--register=no", "--keep-unit",
-        "--capability=CAP_NET_ADMIN,CAP_NET_RAW", "--bind=/dev/net/tun",
-        f"--directory={root}", f"--hostname={host.name}", f"--machine={host.machine}",
-        f"--network-namespace-path=/run/netns/{host.netns}", "--console=passive",
+        "systemd-nspawn",
+        "-q",
+        "--boot",
+        "--register=no",
+        "--keep-unit",
+        "--capability=CAP_NET_ADMIN,CAP_NET_RAW",
+        "--bind=/dev/net/tun",
+        f"--directory={root}",
+        f"--hostname={host.name}",
+        f"--machine={host.machine}",
+        f"--network-namespace-path=/run/netns/{host.netns}",
+        "--console=passive",
     ]
 
 
 def start(root: Path, host: HostPlan, console_log: Path) -> int:
     env = {"PATH": HOST_PATH, "SYSTEMD_NSPAWN_API_VFS_WRITABLE": "network"}
     with open(console_log, "ab") as out:
-        proc = subprocess.Popen(nspawn_argv(root, host), stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            nspawn_argv(root, host),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
     return proc.pid  # detached on purpose: `lab down` stops it by this PID
 
 
@@ -79,8 +99,11 @@ def is_nspawn_of(pid: int, host: HostPlan) -> bool:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return (bool(argv) and argv[0].endswith(b"systemd-nspawn")
-            and f"--machine={host.machine}".encode() in argv)
+    return (
+        bool(argv)
+        and argv[0].endswith(b"systemd-nspawn")
+        and f"--machine={host.machine}".encode() in argv
+    )
 
 
 def _children(pid: int) -> list[int]:
@@ -109,13 +132,31 @@ def leader_pid(nspawn_pid: int) -> int | None:
     return None
 
 
-def run_in(leader: int, argv: list[str], timeout: float = 120,
-           input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_in(
+    leader: int, argv: list[str], timeout: float = 120, input_text: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `argv` inside the host whose init is `leader` (its mount, pid, net, uts, ipc ns)."""
-    full = ["nsenter", "-t", str(leader), "-m", "-u", "-i", "-n", "-p", "-r", "-w",
-            "env", "-i", f"PATH={HOST_PATH}", "HOME=/root", "LC_ALL=C", *argv]
-    return subprocess.run(full, capture_output=True, text=True, timeout=timeout,
-                          input=input_text, check=False)
+    full = [
+        "nsenter",
+        "-t",
+        str(leader),
+        "-m",
+        "-u",
+        "-i",
+        "-n",
+        "-p",
+        "-r",
+        "-w",
+        "env",
+        "-i",
+        f"PATH={HOST_PATH}",
+        "HOME=/root",
+        "LC_ALL=C",
+        *argv,
+    ]
+    return subprocess.run(
+        full, capture_output=True, text=True, timeout=timeout, input=input_text, check=False
+    )
 
 
 def _retry_failed_units(leader: int) -> str:
@@ -125,8 +166,9 @@ def _retry_failed_units(leader: int) -> str:
     unit now and then fails to get its cgroup (exit status 219/CGROUP: seen about 1 boot in 4,
     a different unit each time). One retry makes the host's boot deterministic; a unit that
     fails again stays failed and the host stays "degraded", as reported by `lab status`."""
-    failed = run_in(leader, ["systemctl", "list-units", "--state=failed", "--no-legend",
-                             "--plain", "--full"]).stdout.split("\n")
+    failed = run_in(
+        leader, ["systemctl", "list-units", "--state=failed", "--no-legend", "--plain", "--full"]
+    ).stdout.split("\n")
     units = [line.split()[0] for line in failed if line.strip()]
     if units:
         run_in(leader, ["systemctl", "reset-failed", *units])
@@ -156,8 +198,9 @@ def wait_booted(nspawn_pid: int, host: HostPlan, deadline: float) -> str:
 
 
 def netns_pids(netns: str) -> list[int]:
-    proc = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        ["ip", "netns", "pids", netns], capture_output=True, text=True, check=False
+    )
     return [int(p) for p in proc.stdout.split()] if proc.returncode == 0 else []
 
 
@@ -221,5 +264,8 @@ def leftover_propagate_dirs(lab: str) -> list[Path]:
     if not PROPAGATE_DIR.is_dir():
         return []
     prefix = f"gf-{lab}-h"
-    return [d for d in PROPAGATE_DIR.iterdir()
-            if d.name.startswith(prefix) and d.name[len(prefix):].isdigit()]
+    return [
+        d
+        for d in PROPAGATE_DIR.iterdir()
+        if d.name.startswith(prefix) and d.name[len(prefix) :].isdigit()
+    ]

@@ -53,13 +53,18 @@ def render(layout: LabLayout, ssh_key: Path, known_hosts: Path) -> str:
             "children": children,
         }
     }
-    head = (f"# Written by `gpufabric lab up --name {layout.name}`; removed by `lab down`.\n"
-            f"# ansible-playbook -i \"$(gpufabric lab inventory --name {layout.name})\" "
-            "playbooks/tune-fabric.yml\n")
+    head = (
+        f"# Written by `gpufabric lab up --name {layout.name}`; removed by `lab down`.\n"
+        f'# ansible-playbook -i "$(gpufabric lab inventory --name {layout.name})" '
+        "playbooks/tune-fabric.yml\n"
+    )
     return head + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
 
 
 def render_known_hosts(layout: LabLayout, host_keys: dict[str, str]) -> str:
     """One line per host: its address and name with the ed25519 key generated for it."""
-    return "".join(f"{h.address},{h.name} ssh-ed25519 {host_keys[h.name]}\n"
-                   for h in layout.hosts if h.name in host_keys)
+    return "".join(
+        f"{h.address},{h.name} ssh-ed25519 {host_keys[h.name]}\n"
+        for h in layout.hosts
+        if h.name in host_keys
+    )

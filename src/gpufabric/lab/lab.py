@@ -40,8 +40,10 @@ INOTIFY_FLOOR = {"fs/inotify/max_user_instances": 1024, "fs/inotify/max_user_wat
 
 def check_root(euid: int | None = None) -> None:
     if (os.geteuid() if euid is None else euid) != 0:
-        raise UserError("the lab needs root (network namespaces, mounts, systemd-nspawn): "
-                        "run it with sudo or as root")
+        raise UserError(
+            "the lab needs root (network namespaces, mounts, systemd-nspawn): "
+            "run it with sudo or as root"
+        )
 
 
 def missing_packages(which: Callable[[str], str | None] = shutil.which) -> list[str]:
@@ -51,8 +53,10 @@ def missing_packages(which: Callable[[str], str | None] = shutil.which) -> list[
 def check_tools(which: Callable[[str], str | None] = shutil.which) -> None:
     missing = missing_packages(which)
     if missing:
-        raise UserError(f"missing system package(s) for the lab: {', '.join(missing)}; "
-                        "`make lab-deps` installs them")
+        raise UserError(
+            f"missing system package(s) for the lab: {', '.join(missing)}; "
+            "`make lab-deps` installs them"
+        )
 
 
 def inotify_raises(current: dict[str, int]) -> dict[str, int]:
@@ -65,8 +69,10 @@ def raise_inotify_limits(progress: Callable[[str], None]) -> None:
     current = {k: int((proc / k).read_text()) for k in INOTIFY_FLOOR}
     for key, value in inotify_raises(current).items():
         (proc / key).write_text(str(value))
-        progress(f"raised {key.replace('/', '.')} from {current[key]} to {value} "
-                 "(lab hosts' systemd needs inotify; not persisted)")
+        progress(
+            f"raised {key.replace('/', '.')} from {current[key]} to {value} "
+            "(lab hosts' systemd needs inotify; not persisted)"
+        )
 
 
 @dataclass
@@ -77,8 +83,13 @@ class UpResult:
     seconds: float
 
 
-def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
-       progress: Callable[[str], None] = lambda _m: None) -> UpResult:
+def up(
+    name: str,
+    nodes: int,
+    leaves: int,
+    spine_rate: str | None,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> UpResult:
     layout.check_name(name)
     layout.check_counts(nodes, leaves)
     if spine_rate is not None:
@@ -87,8 +98,9 @@ def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
     check_tools()
     paths = LabPaths.of(name)
     if paths.state.exists() or layout.owned_netns(name, network.existing_netns()):
-        raise UserError(f"lab {name!r} is already up (or half up): "
-                        f"`gpufabric lab down --name {name}` first")
+        raise UserError(
+            f"lab {name!r} is already up (or half up): `gpufabric lab down --name {name}` first"
+        )
     started = time.monotonic()
     plan = layout.make_layout(name, nodes, leaves, state.other_labs_subnets(name))
     raise_inotify_limits(progress)
@@ -111,13 +123,26 @@ def up(name: str, nodes: int, leaves: int, spine_rate: str | None,
 
 def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) -> dict[str, str]:
     plan = st.layout
-    progress(f"network: {len(plan.leaves)} leaves, spine, {len(plan.hosts)} hosts in "
-             f"{plan.subnet}")
+    progress(f"network: {len(plan.leaves)} leaves, spine, {len(plan.hosts)} hosts in {plan.subnet}")
     network.create(plan)
     network.set_spine_rate(plan, st.spine_rate)
     paths.ssh_key.parent.mkdir(mode=0o700, exist_ok=True)
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"gpufabric-lab-{plan.name}",
-                    "-f", str(paths.ssh_key)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "ssh-keygen",
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            f"gpufabric-lab-{plan.name}",
+            "-f",
+            str(paths.ssh_key),
+        ],
+        check=True,
+        capture_output=True,
+    )
     public_key = paths.ssh_key.with_suffix(".pub").read_text()
     host_keys: dict[str, str] = {}
     for h in plan.hosts:
@@ -129,8 +154,9 @@ def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) ->
         host_keys[h.name] = hosts.prepare(root, h, plan, public_key)
     progress("booting hosts (systemd-nspawn --boot)")
     for h in plan.hosts:
-        st.pids[h.name] = hosts.start(paths.host_root(h.name), h,
-                                      paths.host_dir(h.name) / "console.log")
+        st.pids[h.name] = hosts.start(
+            paths.host_root(h.name), h, paths.host_dir(h.name) / "console.log"
+        )
         state.save(paths, st)
     deadline = time.monotonic() + BOOT_TIMEOUT
     boot = {h.name: hosts.wait_booted(st.pids[h.name], h, deadline) for h in plan.hosts}
@@ -234,8 +260,9 @@ def host_status(st: LabState) -> list[HostStatus]:
     return out
 
 
-def run_in_host(st: LabState, host: str, argv: list[str], timeout: float = 300,
-                input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_in_host(
+    st: LabState, host: str, argv: list[str], timeout: float = 300, input_text: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run a command inside a lab host (nsenter into its init's namespaces; no ssh)."""
     h = st.layout.host(host)
     pid = st.pids.get(h.name)

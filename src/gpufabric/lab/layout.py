@@ -23,9 +23,18 @@ POOL = ipaddress.IPv4Network("10.200.0.0/16")
 CONTROLLER_OFFSET = 1  # .1 is the controller namespace
 HOST_OFFSET = 10  # h1 is .11
 RATE_RE = re.compile(r"^(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit|tbit|bps|kbps|mbps|gbps|tbps)$")
-_RATE_UNIT = {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12,
-              "bps": 8, "kbps": 8 * 10**3, "mbps": 8 * 10**6, "gbps": 8 * 10**9,
-              "tbps": 8 * 10**12}
+_RATE_UNIT = {
+    "bit": 1,
+    "kbit": 10**3,
+    "mbit": 10**6,
+    "gbit": 10**9,
+    "tbit": 10**12,
+    "bps": 8,
+    "kbps": 8 * 10**3,
+    "mbps": 8 * 10**6,
+    "gbps": 8 * 10**9,
+    "tbps": 8 * 10**12,
+}
 
 
 @dataclass(frozen=True)
@@ -57,14 +66,18 @@ class LabLayout:
         for h in self.hosts:
             if h.name == name:
                 return h
-        raise UserError(f"lab {self.name!r} has no host {name!r} "
-                        f"(hosts: {', '.join(h.name for h in self.hosts)})")
+        raise UserError(
+            f"lab {self.name!r} has no host {name!r} "
+            f"(hosts: {', '.join(h.name for h in self.hosts)})"
+        )
 
 
 def check_name(name: str) -> str:
     if not NAME_RE.match(name):
-        raise UserError(f"--name: {name!r} is not valid; use 1-20 lowercase letters and digits, "
-                        "starting with a letter")
+        raise UserError(
+            f"--name: {name!r} is not valid; use 1-20 lowercase letters and digits, "
+            "starting with a letter"
+        )
     return name
 
 
@@ -74,8 +87,9 @@ def check_counts(nodes: int, leaves: int) -> None:
     if not 1 <= leaves <= MAX_LEAVES:
         raise UserError(f"--leaves: {leaves} is not valid; use 1 to {MAX_LEAVES}")
     if leaves > nodes:
-        raise UserError(f"--leaves: {leaves} is not valid; at most one leaf per host "
-                        f"(--nodes {nodes})")
+        raise UserError(
+            f"--leaves: {leaves} is not valid; at most one leaf per host (--nodes {nodes})"
+        )
 
 
 def rate_bits(rate: str) -> int:
@@ -83,8 +97,10 @@ def rate_bits(rate: str) -> int:
     m = RATE_RE.match(rate.strip().lower())
     bits = int(float(m.group(1)) * _RATE_UNIT[m.group(2)]) if m else 0
     if not 8000 <= bits <= 10**12:
-        raise UserError(f"--spine-rate: {rate!r} is not valid; use a tc rate from 8kbit to "
-                        "1tbit such as 500mbit, 1gbit, 10gbit")
+        raise UserError(
+            f"--spine-rate: {rate!r} is not valid; use a tc rate from 8kbit to "
+            "1tbit such as 500mbit, 1gbit, 10gbit"
+        )
     return bits
 
 
@@ -98,7 +114,9 @@ def choose_subnet(name: str, taken: set[str]) -> str:
     count = 2 ** (24 - POOL.prefixlen)
     start = int(hashlib.sha256(name.encode()).hexdigest(), 16) % count
     for step in range(count):
-        net = ipaddress.IPv4Network((int(POOL.network_address) + ((start + step) % count) * 256, 24))
+        net = ipaddress.IPv4Network(
+            (int(POOL.network_address) + ((start + step) % count) * 256, 24)
+        )
         if str(net) not in taken:
             return str(net)
     raise UserError("no free lab address range left in 10.200.0.0/16; take a lab down first")

@@ -25,8 +25,9 @@ def ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
 
 
 def tc(netns: str, *args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["ip", "netns", "exec", netns, "tc", *args], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        ["ip", "netns", "exec", netns, "tc", *args], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise UserError(f"`tc {' '.join(args)}` in {netns} failed: {proc.stderr.strip()}")
     return proc
@@ -71,12 +72,28 @@ def tbf_burst_bytes(bits_per_s: int) -> int:
 def set_spine_rate(layout: LabLayout, rate: str | None) -> None:
     """Shape every uplink to `rate` (tc syntax, e.g. 1gbit), or remove shaping with None."""
     for dev in uplinks(layout):
-        subprocess.run(["ip", "netns", "exec", layout.fabric_netns, "tc", "qdisc", "del", "dev",
-                        dev, "root"], capture_output=True, check=False)
+        subprocess.run(
+            ["ip", "netns", "exec", layout.fabric_netns, "tc", "qdisc", "del", "dev", dev, "root"],
+            capture_output=True,
+            check=False,
+        )
         if rate is not None:
             bits = rate_bits(rate)
-            tc(layout.fabric_netns, "qdisc", "add", "dev", dev, "root", "tbf", "rate",
-               f"{bits}bit", "burst", str(tbf_burst_bytes(bits)), "latency", TBF_LATENCY)
+            tc(
+                layout.fabric_netns,
+                "qdisc",
+                "add",
+                "dev",
+                dev,
+                "root",
+                "tbf",
+                "rate",
+                f"{bits}bit",
+                "burst",
+                str(tbf_burst_bytes(bits)),
+                "latency",
+                TBF_LATENCY,
+            )
 
 
 def spine_qdiscs(layout: LabLayout) -> dict[str, str]:

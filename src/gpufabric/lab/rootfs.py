@@ -55,11 +55,16 @@ def load_packages(text: str | None = None) -> PackageList:
     names: list[str] = []
     for entry in doc["packages"]:
         name = entry.get("name") if isinstance(entry, dict) else entry
-        if not isinstance(name, str) or not name or not all(c.isalnum() or c in "+-.:" for c in name):
+        if (
+            not isinstance(name, str)
+            or not name
+            or not all(c.isalnum() or c in "+-.:" for c in name)
+        ):
             raise UserError(f"lab packages.yaml: bad package entry {entry!r}")
         names.append(name)
-    return PackageList(str(doc.get("suite", "bookworm")), str(doc.get("variant", "minbase")),
-                       tuple(names))
+    return PackageList(
+        str(doc.get("suite", "bookworm")), str(doc.get("variant", "minbase")), tuple(names)
+    )
 
 
 @dataclass(frozen=True)
@@ -119,8 +124,10 @@ def mirror_for(sources: list[AptSource], suite: str) -> tuple[str, list[AptSourc
     related = [s for s in sources if s.suite == suite or s.suite.startswith(suite + "-")]
     main = [s for s in related if s.suite == suite]
     if not main:
-        raise UserError(f"no '{suite}' entry in /etc/apt/sources.list*: the lab base image "
-                        "uses the machine's own Debian mirror")
+        raise UserError(
+            f"no '{suite}' entry in /etc/apt/sources.list*: the lab base image "
+            "uses the machine's own Debian mirror"
+        )
     return main[0].uri, related
 
 
@@ -151,8 +158,9 @@ def _run(argv: list[str], log: Path, what: str, env: dict[str, str] | None = Non
         out.flush()
         proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, env=env, check=False)
     if proc.returncode != 0:
-        raise UserError(f"building the lab base image failed at {what} (exit {proc.returncode}); "
-                        f"see {log}")
+        raise UserError(
+            f"building the lab base image failed at {what} (exit {proc.returncode}); see {log}"
+        )
 
 
 def _build(final: Path, pkgs: PackageList, log: Path) -> None:
@@ -164,15 +172,20 @@ def _build(final: Path, pkgs: PackageList, log: Path) -> None:
     root = tmp / "rootfs"
     root.mkdir(parents=True)
     started = time.monotonic()
-    _run(["debootstrap", f"--variant={pkgs.variant}", pkgs.suite, str(root), uri], log,
-         "debootstrap")
+    _run(
+        ["debootstrap", f"--variant={pkgs.variant}", pkgs.suite, str(root), uri], log, "debootstrap"
+    )
     policy = root / "usr/sbin/policy-rc.d"  # package scripts start no services in the chroot
     policy.write_text("#!/bin/sh\nexit 101\n")
     policy.chmod(0o755)
     (root / "etc/apt/sources.list").write_text(
-        "".join(f"deb {s.uri} {s.suite} {' '.join(s.components)}\n" for s in related))
-    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
-           "LC_ALL": "C"}
+        "".join(f"deb {s.uri} {s.suite} {' '.join(s.components)}\n" for s in related)
+    )
+    env = {
+        "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+        "DEBIAN_FRONTEND": "noninteractive",
+        "LC_ALL": "C",
+    }
     names = " ".join(sorted(set(pkgs.packages)))
     disable = " ".join(DISABLED_UNITS)
     script = (
@@ -183,15 +196,24 @@ def _build(final: Path, pkgs: PackageList, log: Path) -> None:
         f"for u in {disable}; do chroot {root} systemctl disable $u.service 2>/dev/null || true; done"
     )
     # A private mount namespace: /proc for the package scripts vanishes with it.
-    _run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], log,
-         "apt-get install", env=env)
+    _run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        log,
+        "apt-get install",
+        env=env,
+    )
     policy.unlink()
     for key in (root / "etc/ssh").glob("ssh_host_*"):
         key.unlink()  # every host gets its own
     (root / "etc/machine-id").write_text("")
     (root / "etc/hostname").write_text("lab\n")
-    manifest = {"packages": sorted(set(pkgs.packages)), "suite": pkgs.suite,
-                "variant": pkgs.variant, "mirror": uri, "recipe": RECIPE_VERSION,
-                "build_seconds": round(time.monotonic() - started, 1)}
+    manifest = {
+        "packages": sorted(set(pkgs.packages)),
+        "suite": pkgs.suite,
+        "variant": pkgs.variant,
+        "mirror": uri,
+        "recipe": RECIPE_VERSION,
+        "build_seconds": round(time.monotonic() - started, 1),
+    }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     tmp.rename(final)

@@ -78,9 +78,14 @@ class LabState:
             leaves=tuple(lay["leaves"]),
             hosts=tuple(HostPlan(**h) for h in lay["hosts"]),
         )
-        return cls(layout=layout, spine_rate=doc["spine_rate"], rootfs=doc["rootfs"],
-                   pids={k: int(v) for k, v in doc["pids"].items()},
-                   mounts=list(doc["mounts"]), phase=doc["phase"])
+        return cls(
+            layout=layout,
+            spine_rate=doc["spine_rate"],
+            rootfs=doc["rootfs"],
+            pids={k: int(v) for k, v in doc["pids"].items()},
+            mounts=list(doc["mounts"]),
+            phase=doc["phase"],
+        )
 
 
 def save(paths: LabPaths, state: LabState) -> None:

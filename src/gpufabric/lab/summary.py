@@ -19,7 +19,7 @@ INLINE_SETTINGS = 6
 # Lists every Ansible-managed file under /etc with its non-comment lines, in one round trip.
 _FIND_MANAGED = (
     "grep -rlI --exclude-dir=ssl --exclude-dir=alternatives -e '" + MANAGED_MARKER + "' /etc "
-    "2>/dev/null | sort | while read -r f; do echo \"== $f\"; "
+    '2>/dev/null | sort | while read -r f; do echo "== $f"; '
     "grep -vE '^[[:space:]]*(#|;|$)' \"$f\" | head -n 50; done"
 )
 
@@ -32,7 +32,7 @@ def parse_recap(text: str) -> dict[str, dict[str, int]]:
         start = max(i for i, ln in enumerate(lines) if ln.startswith("PLAY RECAP"))
     except ValueError:
         return out
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         m = RECAP_RE.match(line.strip())
         if not m:
             continue
@@ -61,15 +61,18 @@ def managed_files(st: LabState, host: str) -> list[ManagedFile]:
     return parse_managed(proc.stdout)
 
 
-def render(st: LabState, recap: dict[str, dict[str, int]],
-           files: dict[str, list[ManagedFile]]) -> str:
+def render(
+    st: LabState, recap: dict[str, dict[str, int]], files: dict[str, list[ManagedFile]]
+) -> str:
     out: list[str] = []
     for h in st.layout.hosts:
         counts = recap.get(h.name)
-        head = (f"{h.name} ({h.address}, {h.leaf})")
+        head = f"{h.name} ({h.address}, {h.leaf})"
         if counts is not None:
-            head += (f": ok={counts.get('ok', 0)} changed={counts.get('changed', 0)} "
-                     f"failed={counts.get('failed', 0)} unreachable={counts.get('unreachable', 0)}")
+            head += (
+                f": ok={counts.get('ok', 0)} changed={counts.get('changed', 0)} "
+                f"failed={counts.get('failed', 0)} unreachable={counts.get('unreachable', 0)}"
+            )
         out.append(head)
         mf = files.get(h.name, [])
         if not mf:

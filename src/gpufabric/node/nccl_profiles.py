@@ -93,8 +93,10 @@ class ProfileBook(_Strict):
                 if s.name in banned:
                     raise ValueError(f"profile {key}: {s.name} is deprecated")
                 if s.name in managed and not s.when:
-                    raise ValueError(f"profile {key}: {s.name} is set by {prof.plugin_managed} "
-                                     "itself; write it only under a version condition")
+                    raise ValueError(
+                        f"profile {key}: {s.name} is set by {prof.plugin_managed} "
+                        "itself; write it only under a version condition"
+                    )
         return self
 
 
@@ -108,8 +110,10 @@ def select(fabric: str, cloud: str = "") -> str:
     """The profile name for a fabric (and cloud, where a cloud has its own recipe)."""
     candidates = [k for k, p in book().profiles.items() if p.fabric == fabric]
     if not candidates:
-        raise UserError(f"gpufabric_fabric: {fabric!r} has no NCCL profile; use one of "
-                        f"{', '.join(sorted({p.fabric for p in book().profiles.values()}))}")
+        raise UserError(
+            f"gpufabric_fabric: {fabric!r} has no NCCL profile; use one of "
+            f"{', '.join(sorted({p.fabric for p in book().profiles.values()}))}"
+        )
     for key in candidates:
         if book().profiles[key].cloud == cloud and cloud:
             return key
@@ -125,8 +129,13 @@ def version_matches(version: str, condition: str) -> bool:
     if not version:
         return False
     have, want = _vtuple(version), _vtuple(m.group(2))
-    return {"<=": have <= want, ">=": have >= want, "<": have < want, ">": have > want,
-            "==": have == want}[m.group(1)]
+    return {
+        "<=": have <= want,
+        ">=": have >= want,
+        "<": have < want,
+        ">": have > want,
+        "==": have == want,
+    }[m.group(1)]
 
 
 def _vtuple(version: str) -> tuple[int, ...]:
@@ -139,16 +148,24 @@ def _vtuple(version: str) -> tuple[int, ...]:
 
 # --- values computed from the host's gpufabric_facts ----------------------------------------
 
+
 def _hcas(facts: dict[str, Any], layer: str) -> str:
-    ports = [f"{d['name']}:{p['number']}" for d in facts.get("rdma_devices") or []
-             for p in d.get("ports") or [] if p.get("link_layer") == layer
-             and str(p.get("state", "")).lower() in ("active", "port_active")]
+    ports = [
+        f"{d['name']}:{p['number']}"
+        for d in facts.get("rdma_devices") or []
+        for p in d.get("ports") or []
+        if p.get("link_layer") == layer
+        and str(p.get("state", "")).lower() in ("active", "port_active")
+    ]
     return "=" + ",".join(ports) if ports else ""
 
 
 def _lab_ifname(facts: dict[str, Any], _opts: dict[str, Any]) -> str:
-    up = [n for n in facts.get("netdevs") or [] if n.get("operstate") == "UP"
-          and n.get("kind") in ("", "veth") and not n.get("master")]
+    up = [
+        n
+        for n in facts.get("netdevs") or []
+        if n.get("operstate") == "UP" and n.get("kind") in ("", "veth") and not n.get("master")
+    ]
     return "=" + up[0]["name"] if up else ""
 
 
@@ -165,17 +182,26 @@ def _azure_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
 COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "ib_hcas": lambda facts, _o: _hcas(facts, "InfiniBand"),
     "roce_hcas": lambda facts, _o: _hcas(facts, "Ethernet"),
-    "gid_index": lambda _f, opts: str(opts.get("gid_index") if opts.get("gid_index") is not None
-                                      else ""),
+    "gid_index": lambda _f, opts: str(
+        opts.get("gid_index") if opts.get("gid_index") is not None else ""
+    ),
     "lab_ifname": _lab_ifname,
     "azure_topology_file": _azure_topology_file,
 }
 
 
-def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type: str = "",
-           profile: str = "auto", versions: dict[str, str] | None = None,
-           gid_index: int | None = None, extra: dict[str, str] | None = None,
-           qos: dict[str, Any] | None = None) -> dict[str, Any]:
+def render(
+    facts: dict[str, Any],
+    fabric: str,
+    *,
+    cloud: str = "",
+    instance_type: str = "",
+    profile: str = "auto",
+    versions: dict[str, str] | None = None,
+    gid_index: int | None = None,
+    extra: dict[str, str] | None = None,
+    qos: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Everything the nccl role writes for one host (JSON-safe dict).
 
     `qos` is what the roce_qos role configured on the NIC (NCCL_IB_TC, NCCL_IB_SL,
@@ -183,8 +209,10 @@ def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type
     class always matches the PFC/DSCP state; `extra` (inventory) replaces both."""
     name = select(fabric, cloud) if profile in ("", "auto") else profile
     if name not in book().profiles:
-        raise UserError(f"nccl_profile: {name!r} is not a profile; use auto or one of "
-                        f"{', '.join(book().profiles)}")
+        raise UserError(
+            f"nccl_profile: {name!r} is not a profile; use auto or one of "
+            f"{', '.join(book().profiles)}"
+        )
     prof = book().profiles[name]
     versions = versions or {}
     opts = {"instance_type": instance_type, "gid_index": gid_index}
@@ -192,8 +220,11 @@ def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type
     env: list[dict[str, str]] = []
     omitted: list[str] = []
     for s in prof.settings:
-        failed = [f"{sw} {cond}" for sw, cond in s.when.items()
-                  if not version_matches(versions.get(sw, ""), cond)]
+        failed = [
+            f"{sw} {cond}"
+            for sw, cond in s.when.items()
+            if not version_matches(versions.get(sw, ""), cond)
+        ]
         if failed:
             omitted.append(f"{s.name} (only for {', '.join(failed)})")
             continue
@@ -210,8 +241,10 @@ def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type
         (conf if s.name.startswith("NCCL_") else env).append(entry)
     banned = {d.name for d in book().deprecated}
     overrides: dict[str, tuple[str, str]] = {}
-    for origin, values in (("roce_qos role (the NIC's QoS as configured)", qos),
-                           ("nccl_extra_settings (inventory)", extra)):
+    for origin, values in (
+        ("roce_qos role (the NIC's QoS as configured)", qos),
+        ("nccl_extra_settings (inventory)", extra),
+    ):
         for key, value in sorted((values or {}).items()):
             if key in banned:
                 raise UserError(f"nccl_extra_settings: {key} is deprecated; see profiles.yaml")
@@ -222,7 +255,8 @@ def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type
     omitted = [o for o in omitted if o.split(" ", 1)[0] not in overrides]
     for key, (value, origin) in overrides.items():
         (conf if key.startswith("NCCL_") else env).append(
-            {"name": key, "value": value, "source": origin})
+            {"name": key, "value": value, "source": origin}
+        )
     managed = book().plugin_managed.get(prof.plugin_managed or "", [])
     return {
         "profile": name,
@@ -234,7 +268,10 @@ def render(facts: dict[str, Any], fabric: str, *, cloud: str = "", instance_type
         "source_scripts": list(prof.source_scripts),
         "conf": conf,
         "env": env,
-        "left_to_plugin": [{"name": v.name, "note": v.note} for v in managed
-                           if v.name not in {e["name"] for e in conf + env}],
+        "left_to_plugin": [
+            {"name": v.name, "note": v.note}
+            for v in managed
+            if v.name not in {e["name"] for e in conf + env}
+        ],
         "omitted": omitted,
     }

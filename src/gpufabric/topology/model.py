@@ -8,12 +8,28 @@ layers); the last node is always the host's leaf. Node ids must be unique across
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from gpufabric.errors import UserError
 from gpufabric.topology.hostlist import natural_key
+
+# Host names that Slurm's hostlist and config parsers read as one name: letters, digits, '.',
+# '_', '-', alphanumeric at both ends, at most 64 characters (SchedMD/slurm src/common/hostlist.c:
+# ',' and whitespace separate names, '[...]' is a range, MAXHOSTNAMELEN 64; a newline would start
+# a new topology.conf line). Kubernetes' stricter node-name rule is checked where labels are made.
+HOST_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$")
+
+
+def check_host_name(name: str, source: str) -> None:
+    if not isinstance(name, str) or not HOST_NAME_RE.match(name):
+        raise UserError(
+            f"topology from {source}: host name {name!r} is not a valid node name: "
+            "1-64 letters, digits, '.', '_' or '-', starting and ending with a letter or digit"
+        )
+
 
 # Level names, top-down, for trees of 1..4 levels.
 LEVEL_NAMES = {
@@ -48,21 +64,25 @@ class Topology:
     source: str = "file"
     labels: Mapping[str, str] = field(default_factory=dict)  # node id -> human name
     skipped: tuple[tuple[str, str], ...] = ()  # (host or instance, reason)
+    # cluster nodes the source knows but places nowhere (AWS: no NetworkNodes): Slurm still
+    # needs them under a switch, so emitters put them under `no-topology` as topograph does
+    unplaced: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """The strict check every source goes through: names, uniqueness, a tree."""
         if not self.hosts:
             raise UserError(f"topology from {self.source}: no hosts with topology information")
         seen: set[str] = set()
+        for name in [h.name for h in self.hosts] + list(self.unplaced):
+            check_host_name(name, self.source)
+            if name in seen:
+                raise UserError(f"topology from {self.source}: host {name!r} appears twice")
+            seen.add(name)
         for host in self.hosts:
-            if not host.name:
-                raise UserError(f"topology from {self.source}: a host has an empty name")
-            if host.name in seen:
-                raise UserError(f"topology from {self.source}: host {host.name!r} appears twice")
             if not host.path or any(not node for node in host.path):
                 raise UserError(
                     f"topology from {self.source}: host {host.name!r} has no network path"
                 )
-            seen.add(host.name)
         self.parents()  # validates that the paths form a tree
 
     @cached_property
@@ -98,7 +118,24 @@ class Topology:
                     )
                 if known is None:
                     parent[node] = up
+        self._check_acyclic(parent)
         return parent
+
+    def _check_acyclic(self, parent: Mapping[str, str | None]) -> None:
+        """Every node reaches a top node; a loop (s1 above s2 above s1) is refused."""
+        done: set[str] = set()
+        for start in parent:
+            trail: list[str] = []
+            node: str | None = start
+            while node is not None and node not in done:
+                if node in trail:
+                    loop = " -> ".join([*trail[trail.index(node) :], node])
+                    raise UserError(
+                        f"topology from {self.source}: network nodes form a cycle ({loop})"
+                    )
+                trail.append(node)
+                node = parent[node]
+            done.update(trail)
 
     def nvlink_domains(self) -> dict[str, list[Host]]:
         """NVLink domain id -> its hosts (natural order); hosts without a domain left out."""
@@ -122,9 +159,15 @@ def apply_names(topology: Topology, names: Mapping[str, str]) -> Topology:
             hosts.append(replace(host, name=names[key]))
         else:
             skipped.append((host.name, "not in the names file"))
+    unplaced = []
+    for name in topology.unplaced:
+        if name in names:
+            unplaced.append(names[name])
+        else:
+            skipped.append((name, "not in the names file"))
     if not hosts:
         raise UserError(f"topology from {topology.source}: the names file matches no host")
-    return Topology(tuple(hosts), topology.source, topology.labels, tuple(skipped))
+    return Topology(tuple(hosts), topology.source, topology.labels, tuple(skipped), tuple(unplaced))
 
 
 def level_names(depth: int) -> tuple[str, ...]:

@@ -13,6 +13,9 @@ from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import topology_order
 
 ROOT = "fabric"  # added above the provider's top layer when it reports several top nodes
+# Nodes without topology information: Slurm needs every node under some switch; topograph
+# (NVIDIA/topograph, provider_sim_test Case 6) lists them under this top-level switch.
+NO_TOPOLOGY = "no-topology"
 
 
 def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], dict[str, str]]:
@@ -35,6 +38,15 @@ def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], d
         kids = sorted(children.get(node, []), key=natural_key)
         out.append((node, kids, sorted(hosts.get(node, []), key=natural_key)))
         queue += kids
+    if topology.unplaced:
+        clash = [node for node, name in names.items() if name == NO_TOPOLOGY]
+        if clash:
+            raise UserError(
+                f"topology from {topology.source}: network node {clash[0]!r} is named "
+                f"{NO_TOPOLOGY!r}, the switch for nodes without topology"
+            )
+        names = {**names, NO_TOPOLOGY: NO_TOPOLOGY}
+        out.append((NO_TOPOLOGY, [], sorted(topology.unplaced, key=natural_key)))
     return out, names
 
 
@@ -46,6 +58,8 @@ def tree_conf(topology: Topology) -> str:
         label = (
             "added root above the provider's top layer"
             if node == ROOT and kids
+            else "nodes without topology information"
+            if node == NO_TOPOLOGY and not kids
             else (topology.label(node))
         )
         if label != names[node]:

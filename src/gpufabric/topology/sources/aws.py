@@ -55,20 +55,26 @@ def parse(
     """
     hosts: list[Host] = []
     skipped: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    unplaced: list[str] = []
+    seen: dict[str, list[str]] = {}
     for item in _instances(data, origin):
         iid = item["InstanceId"]
-        if iid in seen:
-            continue
-        seen.add(iid)
         nodes = item.get("NetworkNodes") or []
         if not isinstance(nodes, list) or not all(isinstance(n, str) and n for n in nodes):
             raise UserError(f"{origin}: instance {iid}: 'NetworkNodes' is not a list of ids")
-        if not nodes:
-            skipped.append((iid, "no NetworkNodes (not running, or type not supported)"))
-            continue
+        if iid in seen:
+            if seen[iid] != nodes:  # listed twice, under two different network paths
+                raise UserError(
+                    f"{origin}: instance {iid} is listed twice with different NetworkNodes "
+                    f"({'/'.join(seen[iid]) or '-'} and {'/'.join(nodes) or '-'})"
+                )
+            continue  # the same entry again (overlapping pages)
+        seen[iid] = nodes
         if names is not None and iid not in names:
             skipped.append((iid, "not in the names map"))
+            continue
+        if not nodes:  # not running, or a type without topology: kept, under no-topology
+            unplaced.append(names[iid] if names is not None else iid)
             continue
         hosts.append(
             Host(
@@ -83,7 +89,7 @@ def parse(
     last = data[-1] if isinstance(data, list) and data else data
     if isinstance(last, dict) and last.get("NextToken"):
         skipped.append(("NextToken", "the last page has a NextToken: later pages are missing"))
-    return Topology(tuple(hosts), source=origin, skipped=tuple(skipped))
+    return Topology(tuple(hosts), source=origin, skipped=tuple(skipped), unplaced=tuple(unplaced))
 
 
 def chunks(ids: Sequence[str], size: int = MAX_IDS_PER_CALL) -> list[list[str]]:

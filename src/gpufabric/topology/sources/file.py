@@ -6,6 +6,7 @@
         nvlink_domain: nvl0          # optional
         address: 10.0.0.1            # optional, for address-sorted comparisons
     labels: {leaf0: "rack A ToR"}    # optional, human names for network nodes
+    unplaced: [node99]               # optional, nodes without topology information
 
 `render --format json` writes this same shape, so a discovered topology can be edited and fed
 back in.
@@ -19,7 +20,7 @@ from gpufabric.errors import UserError
 from gpufabric.topology.model import Host, Topology
 
 _FIELDS = {"name", "path", "nvlink_domain", "address", "instance_id", "instance_type", "leaf"}
-_TOP = {"hosts", "labels", "source", "levels", "order", "skipped"}
+_TOP = {"hosts", "labels", "source", "levels", "order", "skipped", "unplaced"}
 
 
 def parse(data: Any, origin: str = "file") -> Topology:
@@ -64,5 +65,13 @@ def parse(data: Any, origin: str = "file") -> Topology:
     labels = data.get("labels") or {}
     if not isinstance(labels, dict):
         raise UserError(f"{origin}: 'labels' must be a mapping of node id -> name")
+    unplaced = data.get("unplaced") or []
+    if not isinstance(unplaced, list) or not all(isinstance(u, str) for u in unplaced):
+        raise UserError(f"{origin}: 'unplaced' must be a list of host names")
     source = str(data.get("source") or origin)
-    return Topology(tuple(hosts), source=source, labels={str(k): str(v) for k, v in labels.items()})
+    return Topology(
+        tuple(hosts),
+        source=source,
+        labels={str(k): str(v) for k, v in labels.items()},
+        unplaced=tuple(unplaced),
+    )

@@ -21,6 +21,10 @@ from gpufabric.topology.model import Host, Topology
 
 def path_from_physical_host(value: str, origin: str, who: str) -> tuple[str, ...]:
     """ "/cluster/rack/host" -> ("cluster", "cluster/rack")."""
+    if not isinstance(value, str):
+        raise UserError(
+            f"{origin}: {who}: physical_host is a {type(value).__name__}, expected a string"
+        )
     parts = [p for p in value.strip().split("/") if p]
     if not value.strip().startswith("/") or len(parts) != 3:
         raise UserError(
@@ -33,6 +37,11 @@ def path_from_physical_host(value: str, origin: str, who: str) -> tuple[str, ...
 def path_from_topology(topo: Mapping[str, Any], origin: str, who: str) -> tuple[str, ...]:
     """physicalHostTopology -> ("cluster", "cluster/block", "cluster/block/subblock")."""
     keys = ("cluster", "block", "subblock")
+    if not isinstance(topo, Mapping):
+        raise UserError(
+            f"{origin}: {who}: physicalHostTopology is a {type(topo).__name__}, expected "
+            "an object with cluster, block, subblock"
+        )
     values = [topo.get(k) for k in keys]
     if not all(isinstance(v, str) and v for v in values):
         missing = [k for k, v in zip(keys, values, strict=True) if not v]
@@ -57,7 +66,7 @@ def _instance_list(data: Any) -> list[Any] | None:
 def parse(data: Any, origin: str = "gcp") -> Topology:
     """Build a Topology from an instances list or a hostname -> physical_host mapping."""
     hosts: list[Host] = []
-    skipped: list[tuple[str, str]] = []
+    unplaced: list[str] = []
     instances = _instance_list(data)
     if instances is None:
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
@@ -72,12 +81,14 @@ def parse(data: Any, origin: str = "gcp") -> Topology:
             raise UserError(f"{origin}: an instance entry has no 'name'")
         name = inst["name"]
         status = inst.get("resourceStatus") or {}
+        if not isinstance(status, dict):
+            raise UserError(f"{origin}: {name}: resourceStatus is not an object")
         if status.get("physicalHostTopology"):
             path = path_from_topology(status["physicalHostTopology"], origin, name)
         elif status.get("physicalHost"):
             path = path_from_physical_host(status["physicalHost"], origin, name)
         else:
-            skipped.append((name, "no physical host topology (no compact placement?)"))
+            unplaced.append(name)
             continue
         address = ""
         for nic in inst.get("networkInterfaces") or []:
@@ -94,4 +105,4 @@ def parse(data: Any, origin: str = "gcp") -> Topology:
                 instance_type=machine,
             )
         )
-    return Topology(tuple(hosts), source=origin, skipped=tuple(skipped))
+    return Topology(tuple(hosts), source=origin, unplaced=tuple(unplaced))

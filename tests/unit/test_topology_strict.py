@@ -1,0 +1,261 @@
+"""Topology input is checked once (the Topology model): names Slurm and Kubernetes accept, no
+cycles, no instance in two places; nodes without topology stay in Slurm's files."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gpufabric.errors import UserError
+from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.hostlist import expand
+from gpufabric.topology.model import Host, Topology
+from gpufabric.topology.sources import aws, file, gcp
+
+REALCLIENTS = Path(__file__).resolve().parents[2].parent / "shared" / "realclients"
+GPUFABRIC = Path(sys.executable).parent / "gpufabric"
+
+
+def _file(hosts: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"hosts": hosts, **extra}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["h1\nSwitchName=evil", "h1,h2", "h[1-]", "h 1", "-h1", "h1-", "x" * 65, "h=1", "h#1"],
+)
+def test_host_names_slurm_would_misread_are_refused(name: str) -> None:
+    with pytest.raises(UserError, match="is not a valid node name"):
+        file.parse(_file([{"name": name, "path": ["s", "l"]}]))
+
+
+def test_plain_host_names_pass() -> None:
+    t = file.parse(
+        _file(
+            [
+                {"name": "gpu-node_01.rack2", "path": ["s", "l"]},
+                {"name": "A" * 64, "path": ["s", "l"]},
+            ]
+        )
+    )
+    assert len(t.hosts) == 2
+
+
+def test_a_switch_cycle_is_refused_naming_the_loop() -> None:
+    data = _file([{"name": "a", "path": ["s1", "s2"]}, {"name": "b", "path": ["s2", "s1"]}])
+    with pytest.raises(UserError, match=r"cycle \(s\d -> s\d -> s\d\)"):
+        file.parse(data)
+
+
+def test_render_of_a_cycle_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "topo.json"
+    src.write_text(
+        json.dumps(
+            _file([{"name": "a", "path": ["s1", "s2"]}, {"name": "b", "path": ["s2", "s1"]}])
+        )
+    )
+    out = tmp_path / "topology.conf"
+    proc = subprocess.run(
+        [
+            str(GPUFABRIC),
+            "topology",
+            "render",
+            "--source",
+            "file",
+            "--input",
+            str(src),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2 and "cycle" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_an_instance_under_two_leaves_is_refused_naming_it() -> None:
+    page = {
+        "Instances": [
+            {"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"]},
+            {"InstanceId": "i-1", "NetworkNodes": ["a", "b", "d"]},
+        ]
+    }
+    with pytest.raises(UserError, match="i-1 is listed twice with different NetworkNodes"):
+        aws.parse(page)
+
+
+def test_the_same_instance_on_overlapping_pages_is_kept_once() -> None:
+    item = {"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"]}
+    t = aws.parse([{"Instances": [item]}, {"Instances": [item]}])
+    assert [h.name for h in t.hosts] == ["i-1"]
+
+
+def test_a_host_named_twice_is_refused() -> None:
+    with pytest.raises(UserError, match="'h1' appears twice"):
+        Topology((Host("h1", ("s", "l1")),), unplaced=("h1",))
+
+
+def test_gcp_string_where_the_topology_object_belongs_is_one_line() -> None:
+    data = [{"name": "n1", "resourceStatus": {"physicalHostTopology": "cluster/block/sub"}}]
+    with pytest.raises(UserError, match="physicalHostTopology is a str"):
+        gcp.parse(data)
+    with pytest.raises(UserError, match="resourceStatus is not an object"):
+        gcp.parse([{"name": "n1", "resourceStatus": "x"}])
+    with pytest.raises(UserError, match="physical_host is a int"):
+        gcp.parse([{"name": "n1", "resourceStatus": {"physicalHost": 5}}])
+
+
+def test_unplaced_nodes_go_under_no_topology_in_tree_and_yaml() -> None:
+    t = Topology((Host("n1", ("s", "l1")), Host("n2", ("s", "l1"))), unplaced=("n9", "n3"))
+    conf = slurm.tree_conf(t)
+    assert "SwitchName=no-topology Nodes=n[3,9]" in conf.splitlines()
+    doc = next(iter(yaml.safe_load_all(slurm.topology_yaml(t))))
+    switches = doc[0]["tree"]["switches"]
+    assert {"switch": "no-topology", "nodes": "n[3,9]"} in switches
+
+
+def test_a_real_switch_named_no_topology_is_a_conflict() -> None:
+    t = Topology((Host("n1", ("no-topology", "l1")),), unplaced=("n9",))
+    with pytest.raises(UserError, match="'no-topology'"):
+        slurm.tree_conf(t)
+
+
+def test_render_names_unplaced_nodes_on_stderr(tmp_path: Path) -> None:
+    src = tmp_path / "topo.json"
+    src.write_text(json.dumps(_file([{"name": "a", "path": ["s", "l"]}], unplaced=["z1"])))
+    proc = subprocess.run(
+        [str(GPUFABRIC), "topology", "render", "--source", "file", "--input", str(src)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "SwitchName=no-topology Nodes=z1" in proc.stdout
+    assert "1 nodes have no topology information" in proc.stderr and "z1" in proc.stderr
+
+
+def _switch_lines(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """SwitchName -> (switches, nodes), hostlist expressions expanded as Slurm reads them."""
+    out: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        fields = dict(part.split("=", 1) for part in line.split())
+        out[fields["SwitchName"]] = (
+            frozenset(expand(fields.get("Switches", ""))),
+            frozenset(expand(fields.get("Nodes", ""))),
+        )
+    return out
+
+
+def test_topograph_case_6_tree_with_nodes_without_topology() -> None:
+    """NVIDIA/topograph provider_sim_test Case 6, as recorded in ../shared/realclients."""
+    path = REALCLIENTS / "topograph_expected.json"
+    if not path.is_file():
+        pytest.skip(f"{path} not present")
+    case = next(c for c in json.loads(path.read_text())["aws_sim"] if "Case 6" in c["name"])
+    model = yaml.safe_load(case["model"])
+    parent = {kid: sw for sw, spec in model["switches"].items() for kid in spec.get("switches", [])}
+    placed = {f"node{n[1:]}": b["switch"] for b in model["blocks"] for n in b["nodes"]}
+    instances: list[dict[str, Any]] = []
+    for number in case["instances"]:
+        name = f"node{number}"
+        chain: list[str] = []
+        node = placed.get(name)
+        while node is not None:
+            chain.insert(0, node)
+            node = parent.get(node)
+        instances.append({"InstanceId": name, "NetworkNodes": chain})
+    t = aws.parse({"Instances": instances})
+    assert _switch_lines(slurm.tree_conf(t)) == _switch_lines(case["expected"])
+
+
+@pytest.mark.parametrize("name", ["GPU01", "gpu_01"])
+def test_k8s_labels_refuse_node_names_kubernetes_does_not_accept(name: str) -> None:
+    t = Topology((Host(name, ("s", "l1")),))
+    with pytest.raises(UserError, match="Kubernetes node name"):
+        other.k8s_labels(t)
+
+
+def test_label_values_that_collide_are_a_conflict() -> None:
+    t = Topology((Host("a", ("s", "rack a")), Host("b", ("s", "rack-a"))))
+    with pytest.raises(UserError, match="'rack a' and 'rack-a'"):
+        other.k8s_labels(t)
+
+
+def _crd_version(name: str) -> dict[str, Any]:
+    path = REALCLIENTS / "kueue.x-k8s.io_topologies.yaml"
+    if not path.is_file():
+        pytest.skip(f"{path} not present")
+    crd = yaml.safe_load(path.read_text())
+    return next(v for v in crd["spec"]["versions"] if v["name"] == name)
+
+
+@pytest.mark.parametrize("api", ["v1beta2", "v1beta1"])
+@pytest.mark.parametrize("scheme", ["gpufabric", "eks", "topograph"])
+def test_kueue_topology_satisfies_the_served_crd(api: str, scheme: str) -> None:
+    version = _crd_version(api)
+    assert version["served"] is True
+    levels_schema = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
+        "levels"
+    ]
+    label_schema = levels_schema["items"]["properties"]["nodeLabel"]
+    t = Topology((Host("n1", ("s", "a", "l1")), Host("n2", ("s", "a", "l2"))))
+    doc = yaml.safe_load(other.kueue_topology(t, api=api, scheme=scheme))
+    assert doc["apiVersion"] == f"kueue.x-k8s.io/{api}"
+    levels = [lv["nodeLabel"] for lv in doc["spec"]["levels"]]
+    assert levels_schema["minItems"] <= len(levels) <= levels_schema["maxItems"]
+    assert levels[-1] == "kubernetes.io/hostname"
+    for key in levels:
+        assert re.match(label_schema["pattern"], key) and len(key) <= label_schema["maxLength"]
+
+
+def test_label_schemes_name_the_real_keys() -> None:
+    t3 = Topology((Host("n1", ("s", "a", "l1")),))
+    t4 = Topology((Host("n1", ("c", "s", "a", "l1")),))
+    assert other.label_keys(t4, "eks") == [
+        f"topology.k8s.aws/network-node-layer-{i}" for i in range(1, 5)
+    ]
+    assert other.label_keys(t3, "topograph") == [
+        "network.topology.nvidia.com/core",
+        "network.topology.nvidia.com/spine",
+        "network.topology.nvidia.com/leaf",
+    ]
+    t2 = Topology((Host("n1", ("s", "l1")),))
+    assert other.label_keys(t2, "topograph")[-1] == "network.topology.nvidia.com/leaf"
+    with pytest.raises(UserError, match="topograph labels 3 levels"):
+        other.label_keys(t4, "topograph")
+    with pytest.raises(UserError, match="--kueue-api 'v1alpha1'"):
+        other.kueue_topology(t3, api="v1alpha1")
+
+
+def test_gpus_per_node_zero_is_named_as_itself(tmp_path: Path) -> None:
+    src = tmp_path / "topo.json"
+    src.write_text(json.dumps(_file([{"name": "a", "path": ["s", "l"]}])))
+    proc = subprocess.run(
+        [
+            str(GPUFABRIC),
+            "topology",
+            "order",
+            "--source",
+            "file",
+            "--input",
+            str(src),
+            "--gpus-per-node",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "--gpus-per-node" in proc.stderr and "--slots" not in proc.stderr
