@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
-from gpufabric.nccl.tune.tunerconf import SIZE_MAX, TunerRule, errors, render, validate
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpufabric.nccl.tune.ncclrules import SIMPLE_ONLY, ignored
+from gpufabric.nccl.tune.sweep import plan_sweep
+from gpufabric.nccl.tune.tunerconf import (
+    ALGORITHM_COLLECTIVES,
+    ALGORITHMS,
+    COLLECTIVES,
+    FROM_TESTS,
+    MAX_LINE_CHARS,
+    PROTOCOLS,
+    SIZE_MAX,
+    TunerRule,
+    choose,
+    errors,
+    read_rule,
+    render,
+    validate,
+)
 
 # The lines shipped with NCCL's example (plugins/tuner/example/nccl_tuner.conf, cloud-facts F.3)
 SHIPPED = [
@@ -64,15 +86,12 @@ def test_silent_misreads_are_errors() -> None:
         "allreduce,0,10,ring,LL,8,-1,-1": "silently reads it as simple",
         "allreduce,0,10,ring,simple,,8,-1,-1": "empty field",
         "allreduce,0,10,ring,simple,8,-1": "7 fields",
-        "allreduce,0,10,ring,simple,8,-1,-1,1,1,1": "11 fields",
         "allreduce,10,0,ring,simple,8,-1,-1": "never matches",
-        "allreduce,-1,10,ring,simple,8,-1,-1": "unsigned integers",
-        "allreduce,0,10,ring,simple,65,-1,-1": "outside 1..64",
+        "allreduce,-1,10,ring,simple,8,-1,-1": "strtoull reads it as 18446744073709551615",
         "allreduce,0,10,ring,simple,8,0,-1": "nNodes 0",
         "allreduce,0,10,ring,simple,8,-1,-1,-1,2": "regBuff 2",
-        "allreduce,0,10,ring,simple,x,-1,-1": "must be integers",
-        "  # indented comment": "comment not in column 1",
-        "allreduce,0,10,ring,simple,8,-1,-1" + " " * 250: "fgets(256)",
+        "allreduce,0,10,ring,simple,x,-1,-1": "is not an integer",
+        "allreduce,0,10,ring,simple,8,-1,-1" + " " * 250 + "x": "fgets(256)",
     }
     for line, expected in cases.items():
         found = messages(line + "\n", caveat=False)
@@ -109,3 +128,149 @@ def test_render_writes_eight_or_ten_fields_and_comments_in_column_1() -> None:
     assert lines[-2] == "allreduce,0,65535,tree,ll,8,2,16"
     assert lines[-1] == f"allreduce,65536,{SIZE_MAX},ring,simple,16,-1,-1,4,1"
     assert errors(validate(text, caveat=False)) == []
+
+
+REALCLIENTS = Path(__file__).resolve().parents[2].parent / "shared" / "realclients"
+
+
+def _realclients(name: str) -> Any:
+    path = REALCLIENTS / name
+    if not path.is_file():
+        pytest.skip(f"{path} not present")
+    return json.loads(path.read_text())
+
+
+def test_reader_agrees_with_the_real_example_plugin_on_every_observed_file() -> None:
+    """Every (collective, size, scale) the compiled plugin answered, our reader answers the same
+    (the recording had every cost-table entry valid, so NCCL's IGNORE rules are off here)."""
+    observed = _realclients("nccl_tuner_example_observed.json")["cases"]
+    compared = 0
+    for name, case in observed.items():
+        lines = case["content"].split("\n")
+        chunks = [
+            line[i : i + MAX_LINE_CHARS]
+            for line in lines
+            for i in range(0, max(len(line), 1), MAX_LINE_CHARS)
+        ]
+        rules = [
+            r
+            for text in chunks
+            if text and not text.startswith("#")
+            for r in [read_rule(text)]
+            if r is not None
+        ]
+        for scale, seen in case.items():
+            if scale == "content":
+                continue
+            nodes, ranks = (int(x) for x in scale.split("x"))
+            assert len(rules) == seen["loaded"], (name, scale)
+            for coll, size, algo, proto, channels in seen["results"]:
+                mine = choose(rules, coll, size, nodes, ranks, nccl_rules=False)
+                assert mine == (algo, proto, channels), (name, scale, coll, size)
+                compared += 1
+    assert compared > 1000
+
+
+@pytest.mark.parametrize(
+    ("line", "severity", "words"),
+    [
+        ("allreduce,0,65535,tree,ll,4,2,16,-1,-1,7", "warning", "first 10"),
+        ("allreduce,0,65535,tree,ll,4,2,16,", None, ""),  # trailing comma: harmless
+        ("allreduce,0,65535,tree,ll,4.5,2,16", "warning", "atoi reads it as 4"),
+        ("allreduce,0x10,65535,tree,ll,4,2,16", "warning", "strtoull reads it as 0"),
+        ("allreduce,+0,65535,tree,ll,4,2,16", "warning", "strtoull reads it as 0"),
+        ("allreduce,0,18446744073709551616,ring,simple,16,-1,-1", "warning", "exceeds size_t"),
+        ("allreduce,0,65535,ring,simple,0,-1,-1", None, ""),  # 0 = NCCL's default
+        ("allreduce,0,65535,ring,simple,65,-1,-1", "warning", "MAXCHANNELS"),
+        ("allreduce,0,65535,tree,ll,4,2,16" + " " * 223, None, ""),  # 255 characters
+        ("allreduce,0,65535,tree,ll,4,2,16" + " " * 224, "warning", "blanks after 255"),
+        ("allreduce,0,65535,nvls,ll,16,-1,-1", "warning", "simple protocol only"),
+        ("allreduce,0,65535,nvls_tree,simple,16,1,8", "warning", "off on a single node"),
+        ("allreduce,0,65535,nvls,simple,16,2,16", "warning", "needs CollNet"),
+        ("allgather,0,65535,pat,simple,16,2,16", "warning", "one rank per node"),
+        (" # comment", "warning", "ignored"),
+    ],
+)
+def test_lines_as_the_plugin_and_nccl_read_them(
+    line: str, severity: str | None, words: str
+) -> None:
+    found = validate(line + "\n", caveat=False)
+    if severity is None:
+        assert found == [], found
+    else:
+        assert [p.severity for p in found] == [severity], found
+        assert words in found[0].message
+
+
+def test_coverage_ignores_lines_nccl_skips() -> None:
+    text = "\n".join(
+        [
+            f"{c},0,{SIZE_MAX},ring,simple,0,-1,-1"
+            for c in ("broadcast", "reduce", "allgather", "reducescatter")
+        ]
+        + [f"allreduce,0,{SIZE_MAX},nvls,ll,16,-1,-1"]
+    )
+    assert any(
+        "allreduce bytes 0..18446744073709551615 match no line" in p.message
+        for p in errors(validate(text))
+    )
+
+
+def test_nccl_rules_match_the_recorded_rules() -> None:
+    rules = _realclients("nccl_rules.json")
+    assert list(COLLECTIVES) == rules["collectives"]
+    assert list(ALGORITHMS) == rules["algorithms"] and list(PROTOCOLS) == rules["protocols"]
+    for coll, algos in rules["collective_algorithms"].items():
+        assert {a for a in ALGORITHMS if coll in ALGORITHM_COLLECTIVES[a]} == set(algos)
+    assert set(rules["simple_only_algorithms"]) == SIMPLE_ONLY
+    assert ignored("allreduce", "nvls", "simple", 2, 16) and not ignored(
+        "allreduce", "nvls", "simple", 2, 16, collnet=True
+    )
+    assert ignored("allreduce", "nvls_tree", "simple", 1, 8) and not ignored(
+        "allreduce", "nvls_tree", "simple", 2, 16
+    )
+    assert ignored("allgather", "pat", "simple", 2, 16) and not ignored(
+        "allgather", "pat", "simple", 2, 2
+    )
+
+
+@pytest.mark.parametrize(
+    ("itype", "nodes"),
+    [
+        ("p5.48xlarge", 1),
+        ("p5.48xlarge", 2),
+        ("p5.48xlarge", 16),
+        ("a3-megagpu-8g", 2),
+        ("p4d.24xlarge", 4),
+    ],
+)
+def test_the_sweep_never_plans_a_trial_nccl_cannot_run(itype: str, nodes: int) -> None:
+    rules = _realclients("nccl_rules.json")
+    names = {v: k for k, v in rules["nccl_env_algo_names"].items()}
+    plan = plan_sweep(itype, nodes)
+    gpus = plan.gpus_per_node
+    for trial in plan.trials:
+        if trial.stage != "choice":
+            continue
+        algo = names[trial.env_dict["NCCL_ALGO"]]
+        proto = trial.env_dict["NCCL_PROTO"].lower()
+        coll = FROM_TESTS[trial.collective]
+        assert algo in rules["collective_algorithms"][coll], trial.id
+        if algo in rules["simple_only_algorithms"]:
+            assert proto == "simple", trial.id
+        if algo == "nvls" and nodes > 1:
+            raise AssertionError(f"{trial.id}: NVLS across nodes without CollNet")
+        if algo == "nvls_tree":
+            assert nodes > 1, trial.id
+        if algo == "pat":
+            assert gpus == 1, trial.id
+
+
+def test_nccl_skips_a_line_it_ignores_and_the_next_one_applies() -> None:
+    rules = [
+        TunerRule("allreduce", 0, 65535, "nvls", "ll", 16),
+        TunerRule("allreduce", 0, SIZE_MAX, "ring", "simple", 0),
+    ]
+    assert choose(rules, "allreduce", 100, 2, 16) == ("ring", "simple", 0)
+    assert choose(rules, "allreduce", 100, 2, 16, nccl_rules=False) == ("nvls", "ll", 16)
+    assert choose(rules, "broadcast", 100, 2, 16) == ("none", "none", 1)

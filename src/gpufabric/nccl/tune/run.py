@@ -159,7 +159,8 @@ class TuneResult:
             "Every line sets channels explicitly and every collective is covered over all sizes:",
             "the example tuner caps unmatched collectives at 1 channel (cloud-facts.md F.3).",
             "Tuned lines first (this scale), then the same choices for any scale, then a ring/simple",
-            f"catch-all at NCCL's default {self.default_channels} channels for untuned collectives.",
+            "catch-all with channels 0: NCCL's own per-size channel count where nothing was tuned",
+            f"(NCCL used {self.default_channels} channels in the default run).",
         ]
         return render(self.rules, comments)
 
@@ -197,7 +198,7 @@ def _default_channels(plan: Plan, captures: dict[str, Capture]) -> int:
     return max(2, plan.net_devices)  # at least one channel per NIC; logged in the file header
 
 
-def _rules(picks: list[BucketPick], plan: Plan, default_channels: int) -> list[TunerRule]:
+def _rules(picks: list[BucketPick], plan: Plan) -> list[TunerRule]:
     by_coll: dict[str, list[tuple[Bucket, Choice]]] = {}
     bucket_of = {b.name: b for b in plan.buckets}
     for p in picks:
@@ -220,7 +221,9 @@ def _rules(picks: list[BucketPick], plan: Plan, default_channels: int) -> list[T
         TunerRule(r.collective, r.min_bytes, r.max_bytes, r.algorithm, r.protocol, r.channels)
         for r in scoped
     ]
-    catch_all = [TunerRule(c, 0, SIZE_MAX, "ring", "simple", default_channels) for c in COLLECTIVES]
+    # Sizes no measured trial won: channels 0 hands the count back to NCCL's per-size default
+    # (enqueue.cc); the example tuner has no way to leave the algorithm unset, so ring/simple.
+    catch_all = [TunerRule(c, 0, SIZE_MAX, "ring", "simple", 0) for c in COLLECTIVES]
     return scoped + anywhere + catch_all
 
 
@@ -278,7 +281,7 @@ def pick(
         regressions=regressions,
         failed_trials=failed,
     )
-    result.rules = _rules(picks, plan, channels)
+    result.rules = _rules(picks, plan)
     return result
 
 

@@ -18,7 +18,8 @@ import yaml
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.thresholds import expected_net_devices
-from gpufabric.nccl.tune.tunerconf import ALGORITHM_COLLECTIVES, FROM_TESTS
+from gpufabric.nccl.tune.ncclrules import ALGORITHM_COLLECTIVES, ignored
+from gpufabric.nccl.tune.tunerconf import FROM_TESTS
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,9 @@ def algorithm_pruned(
     prune = space["prune"]
     if FROM_TESTS.get(coll) not in ALGORITHM_COLLECTIVES[algo]:
         return f"{algo} does not implement {coll}"
+    collnet = facts.fabric in prune["collnet_fabrics"]
+    if algo == "nvls" and nodes > 1 and not collnet:
+        return "nvls across nodes needs CollNet (SHARP); NCCL turns it off without"
     if nodes == 1 and algo in prune["multi_node_only"]:
         return f"{algo} needs more than one node"
     if algo in ("nvls", "nvls_tree") and facts.gpu.model not in prune["nvls_gpus"]:
@@ -103,6 +107,15 @@ def algorithm_pruned(
     if algo == "pat" and facts.gpu.count > prune["pat_max_gpus_per_node"]:
         return f"pat runs with one rank per node only ({facts.gpu.count} GPUs per node)"
     return None
+
+
+def nccl_ignores(
+    coll: str, algo: str, proto: str, nodes: int, facts: InstanceType, space: dict[str, Any]
+) -> str | None:
+    """Why NCCL itself would refuse the trial (ncclrules), or None: never planned."""
+    collnet = facts.fabric in space["prune"]["collnet_fabrics"]
+    ranks = nodes * facts.gpu.count
+    return ignored(FROM_TESTS[coll], algo, proto, nodes, ranks, collnet)
 
 
 def bucket_pruned(
@@ -169,6 +182,10 @@ def plan_sweep(
                 skip(reason, len(space["protocols"]) * len(space["channels"]))
                 continue
             for proto in space["protocols"]:
+                why_not = nccl_ignores(coll, algo, proto, nodes, facts, space)
+                if why_not:
+                    skip(why_not, len(space["channels"]))
+                    continue
                 for ch in space["channels"]:
                     live = []
                     for b in bks:

@@ -1,41 +1,42 @@
-"""NCCL's example tuner plugin config (CSV): writer and validator.
+"""NCCL's example tuner plugin config (CSV): writer, reader and validator.
 
-The rules are those of NVIDIA/nccl plugins/tuner/example/plugin.c (v2.30.7) and its README:
-- lines are read with fgets into a 256-byte buffer; '#' in column 1 or an empty line is skipped
-- fields split on ',' with strtok (empty fields vanish and shift the columns), spaces/tabs trimmed
-- 8, 9 or 10 fields: collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks
-  [,numPipeOps[,regBuff]]; other counts are ignored silently
+The reader reads a line the way NVIDIA/nccl plugins/tuner/example/plugin.c (v2.30.7) does, and
+its verdicts agree with what that plugin was observed to do (../shared/realclients
+nccl_tuner_example_observed.json, checked by tests/unit/test_nccl_tuner_conf.py):
+- lines are read with fgets into a 256-byte buffer: 255 characters, the rest of a longer line
+  comes back as another line; '#' in column 1 or an empty line is skipped
+- fields split on ',' with strtok (empty fields vanish and shift the columns; a trailing comma
+  is harmless), spaces/tabs trimmed; the first 10 fields are read, fewer than 8 = line ignored
+- sizes are strtoull (base 10: '0x10' reads 0, '-1' and values past size_t read SIZE_MAX),
+  the other numbers atoi ('4.5' reads 4)
 - unknown collective -> allreduce, algorithm -> ring, protocol -> simple, all silently
 - a line matches on collective, min <= nBytes <= max, nNodes, nRanks, numPipeOps, regBuff
   (-1 = any); the first match whose (algo, proto) NCCL has not marked IGNORE wins
-- getCollInfo sets *nChannels = 1 before matching and NCCL treats any non-zero value as an
-  override, so channels = -1 or no matching line leaves the collective on ONE channel
-  (cloud-facts.md F.3 "channel caveat", read from the code, not run). This writer therefore
-  always writes an explicit channel count and covers every collective over every size.
+  (ncclrules.ignored: e.g. nvls with ll is never used)
+- getCollInfo leaves *nChannels at 1 when no line matches or the line says -1; a line's 0
+  hands 0 to NCCL, which then uses its own per-size default (enqueue.cc: 0 = default). So
+  every size of every collective needs a line, and channels 0 is the way to say "NCCL decides".
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-COLLECTIVES = ("broadcast", "reduce", "allgather", "reducescatter", "allreduce")
-ALGORITHMS = ("tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat")
-PROTOCOLS = ("ll", "ll128", "simple")
-MAX_CHANNELS = 64  # MAXCHANNELS in NCCL src/include/device.h
-MAX_LINE_CHARS = 254  # fgets(line, 256): 254 characters + '\n' + NUL
-SIZE_MAX = 2**64 - 1  # size_t; strtoull accepts it
+from gpufabric.nccl.tune.ncclrules import (
+    ALGORITHM_COLLECTIVES,
+    ALGORITHMS,
+    COLLECTIVES,
+    PROTOCOLS,
+    ignored,
+)
 
-# Which collectives each algorithm implements (NCCL src/enqueue.cc algorithm tables, summarised).
-# A combination outside this table is IGNORE in NCCL's cost table: the line is skipped.
-ALGORITHM_COLLECTIVES: dict[str, tuple[str, ...]] = {
-    "ring": COLLECTIVES,
-    "tree": ("allreduce",),
-    "collnet_direct": ("allreduce", "allgather", "reducescatter"),
-    "collnet_chain": ("allreduce",),
-    "nvls": ("allreduce", "allgather", "reducescatter"),
-    "nvls_tree": ("allreduce",),
-    "pat": ("allgather", "reducescatter"),
-}
+__all__ = ["ALGORITHMS", "ALGORITHM_COLLECTIVES", "COLLECTIVES", "PROTOCOLS"]
+
+MAX_CHANNELS = 64  # MAXCHANNELS in NCCL src/include/device.h
+MAX_LINE_CHARS = 255  # fgets(line, 256): 255 characters, then the rest as another line
+MAX_FIELDS = 10
+SIZE_MAX = 2**64 - 1  # size_t; strtoull saturates to it
 
 # nccl-tests binary name -> tuner collective name
 FROM_TESTS = {
@@ -45,6 +46,25 @@ FROM_TESTS = {
     "broadcast": "broadcast",
     "reduce": "reduce",
 }
+
+_C_NUMBER = re.compile(r"^[ \t\n\v\f\r]*([+-]?)(\d*)")
+
+
+def strtoull(text: str) -> int:
+    """C strtoull(text, NULL, 10): leading digits; none -> 0; '-n' wraps; overflow saturates."""
+    m = _C_NUMBER.match(text)
+    assert m is not None  # the pattern matches any string
+    sign, digits = m.groups()
+    value = min(int(digits), SIZE_MAX) if digits else 0
+    return (SIZE_MAX + 1 - value) % (SIZE_MAX + 1) if sign == "-" and value else value
+
+
+def atoi(text: str) -> int:
+    """C atoi(text): leading digits with their sign; none -> 0."""
+    m = _C_NUMBER.match(text)
+    assert m is not None
+    sign, digits = m.groups()
+    return (-int(digits) if sign == "-" else int(digits)) if digits else 0
 
 
 @dataclass(frozen=True)
@@ -94,89 +114,144 @@ class Problem:
         return f"{self.severity}: {where}: {self.message}"
 
 
-def _int(text: str) -> int | None:
-    body = text[1:] if text.startswith("-") else text
-    return int(text) if body.isdigit() else None
+def plugin_fields(text: str) -> tuple[list[str], bool]:
+    """The fields the plugin reads from one line (no newline), and whether strtok dropped an
+    empty field before the last non-empty one (a column shift)."""
+    raw = text.split(",")
+    while raw and raw[-1] == "":
+        raw.pop()  # trailing commas: strtok finds nothing after them
+    shifted = "" in raw
+    return [t.strip(" \t") for t in raw if t != ""][:MAX_FIELDS], shifted
+
+
+def read_rule(text: str) -> TunerRule | None:
+    """The rule the plugin builds from one line, or None when it ignores the line."""
+    fields, _ = plugin_fields(text)
+    if len(fields) < 8:
+        return None
+    coll = fields[0] if fields[0] in COLLECTIVES else "allreduce"
+    algo = fields[3] if fields[3] in ALGORITHMS else "ring"
+    proto = fields[4] if fields[4] in PROTOCOLS else "simple"
+    ints = [atoi(f) for f in fields[5:]] + [-1] * (MAX_FIELDS - len(fields))
+    return TunerRule(coll, strtoull(fields[1]), strtoull(fields[2]), algo, proto, *ints)
+
+
+def choose(
+    rules: list[TunerRule],
+    collective: str,
+    n_bytes: int,
+    n_nodes: int,
+    n_ranks: int,
+    num_pipe_ops: int = 1,
+    reg_buff: int = 0,
+    collnet: bool = False,
+    nccl_rules: bool = True,
+) -> tuple[str, str, int]:
+    """(algorithm, protocol, nChannels) the plugin hands NCCL; ("none", "none", 1) unmatched.
+
+    `nccl_rules=False`: every cost-table entry valid (how the plugin was recorded)."""
+    for r in rules:
+        if (
+            r.collective == collective
+            and r.min_bytes <= n_bytes <= r.max_bytes
+            and r.n_nodes in (-1, n_nodes)
+            and r.n_ranks in (-1, n_ranks)
+            and r.num_pipe_ops in (-1, num_pipe_ops)
+            and r.reg_buff in (-1, reg_buff)
+            and not (
+                nccl_rules
+                and ignored(collective, r.algorithm, r.protocol, n_nodes, n_ranks, collnet)
+            )
+        ):
+            return r.algorithm, r.protocol, 1 if r.channels == -1 else r.channels
+    return "none", "none", 1
 
 
 def parse_rule(
     text: str, line_no: int, problems: list[Problem], caveat: bool = True
 ) -> TunerRule | None:
-    """One config line -> TunerRule, appending what the plugin would misread to `problems`.
+    """One config line -> the rule the plugin reads, appending to `problems` what it misreads.
 
     With `caveat`, channels = -1 is an error (it means one channel, see the module docstring);
     without, a warning (the README documents -1 as "keep NCCL's choice").
     """
 
-    def err(msg: str) -> None:
-        problems.append(Problem(line_no, "error", msg))
+    def say(severity: str, msg: str) -> None:
+        problems.append(Problem(line_no, severity, msg))
 
-    raw_fields = text.split(",")
-    if any(not f.strip(" \t") for f in raw_fields):
-        err("empty field: strtok skips it and every later column shifts left")
+    fields, shifted = plugin_fields(text)
+    if shifted:
+        say("error", "empty field: strtok skips it and every later column shifts left")
         return None
-    fields = [f.strip(" \t") for f in raw_fields]
-    if not 8 <= len(fields) <= 10:
-        err(f"{len(fields)} fields; the plugin needs 8, 9 or 10 and ignores this line otherwise")
+    if len(fields) < 8:
+        say("error", f"{len(fields)} fields; the plugin needs 8 to 10 and ignores this line")
         return None
+    if len(text.split(",")) > MAX_FIELDS and text.split(",")[MAX_FIELDS:] != [""]:
+        say("warning", "more than 10 fields: the plugin reads the first 10 and ignores the rest")
+    rule = read_rule(text)
+    assert rule is not None
     coll, lo, hi, algo, proto = fields[:5]
     ok = True
-    if coll not in COLLECTIVES:
-        err(f"collective {coll!r} unknown: the plugin silently reads it as allreduce")
+    for given, known, fallback, what in (
+        (coll, COLLECTIVES, "allreduce", "collective"),
+        (algo, ALGORITHMS, "ring", "algorithm"),
+        (proto, PROTOCOLS, "simple", "protocol"),
+    ):
+        if given not in known:
+            say("error", f"{what} {given!r} unknown: the plugin silently reads it as {fallback}")
+            ok = False
+    for name, given, value in (
+        ("min_bytes", lo, rule.min_bytes),
+        ("max_bytes", hi, rule.max_bytes),
+    ):
+        if not given.isdigit():
+            severity = "warning" if re.match(r"^\+?\d", given) else "error"
+            say(severity, f"{name} {given!r}: strtoull reads it as {value}")
+            ok = ok and severity == "warning"
+        elif int(given) > SIZE_MAX:
+            say("warning", f"{name} {given} exceeds size_t: strtoull reads {SIZE_MAX}")
+    if rule.min_bytes > rule.max_bytes:
+        say("error", f"min_bytes {rule.min_bytes} > max_bytes {rule.max_bytes}: never matches")
         ok = False
-    if algo not in ALGORITHMS:
-        err(f"algorithm {algo!r} unknown: the plugin silently reads it as ring")
-        ok = False
-    if proto not in PROTOCOLS:
-        err(f"protocol {proto!r} unknown: the plugin silently reads it as simple")
-        ok = False
-    lo_v, hi_v = (int(x) if x.isdigit() else None for x in (lo, hi))
-    if lo_v is None or hi_v is None:
-        err("min_bytes and max_bytes must be unsigned integers (strtoull)")
-        ok = False
-    elif hi_v > SIZE_MAX:
-        err(f"max_bytes {hi_v} exceeds size_t")
-        ok = False
-    elif lo_v > hi_v:
-        err(f"min_bytes {lo_v} > max_bytes {hi_v}: the line never matches")
-        ok = False
-    ints = [_int(x) for x in fields[5:]]
-    if any(v is None for v in ints):
-        err("channels, nNodes, nRanks, numPipeOps and regBuff must be integers (atoi)")
-        return None
-    values = [v for v in ints if v is not None]
-    ch, nodes, ranks = values[:3]
-    pipe = values[3] if len(values) > 3 else -1
-    reg = values[4] if len(values) > 4 else -1
+    for name, given in zip(
+        ("channels", "nNodes", "nRanks", "numPipeOps", "regBuff"), fields[5:], strict=False
+    ):
+        if not re.match(r"^-?\d+$", given):
+            if re.match(r"^[+-]?\d", given):
+                say("warning", f"{name} {given!r}: atoi reads it as {atoi(given)}")
+            else:
+                say("error", f"{name} {given!r} is not an integer (atoi reads {atoi(given)})")
+                ok = False
+    ch = rule.channels
     if ch == -1:
         msg = (
-            "channels -1: the example tuner then leaves nChannels at its default of 1 "
-            "(channel caveat); write an explicit channel count"
+            "channels -1: the example tuner then leaves nChannels at 1 (channel caveat); "
+            "write 0 for NCCL's own default or an explicit count"
         )
-        problems.append(Problem(line_no, "error" if caveat else "warning", msg))
+        say("error" if caveat else "warning", msg)
         ok = ok and not caveat
-    elif not 1 <= ch <= MAX_CHANNELS:
-        err(f"channels {ch} outside 1..{MAX_CHANNELS} (MAXCHANNELS)")
+    elif ch < -1:
+        say("error", f"channels {ch}: use 0 (NCCL's default), -1 or 1..{MAX_CHANNELS}")
         ok = False
-    for name, v in (("nNodes", nodes), ("nRanks", ranks), ("numPipeOps", pipe)):
+    elif ch > MAX_CHANNELS:
+        say("warning", f"channels {ch} above MAXCHANNELS {MAX_CHANNELS}: NCCL runs at most 64")
+    for name, v in (
+        ("nNodes", rule.n_nodes),
+        ("nRanks", rule.n_ranks),
+        ("numPipeOps", rule.num_pipe_ops),
+    ):
         if v != -1 and v < 1:
-            err(f"{name} {v}: use -1 (any) or a positive count")
+            say("error", f"{name} {v}: use -1 (any) or a positive count")
             ok = False
-    if reg not in (-1, 0, 1):
-        err(f"regBuff {reg}: use -1 (any), 0 or 1")
+    if rule.reg_buff not in (-1, 0, 1):
+        say("error", f"regBuff {rule.reg_buff}: use -1 (any), 0 or 1")
         ok = False
-    if not ok or lo_v is None or hi_v is None:
+    if not ok:
         return None
-    if coll not in ALGORITHM_COLLECTIVES[algo]:
-        problems.append(
-            Problem(
-                line_no,
-                "warning",
-                f"{algo} does not implement {coll}: NCCL marks it IGNORE and the "
-                "next matching line applies",
-            )
-        )
-    return TunerRule(coll, lo_v, hi_v, algo, proto, ch, nodes, ranks, pipe, reg)
+    why = ignored(rule.collective, rule.algorithm, rule.protocol, rule.n_nodes, rule.n_ranks)
+    if why is not None:
+        say("warning", f"{why}: NCCL marks it IGNORE and the next matching line applies")
+    return rule
 
 
 def _coverage_gaps(rules: list[TunerRule], coll: str, nodes: int, ranks: int) -> list[str]:
@@ -188,7 +263,7 @@ def _coverage_gaps(rules: list[TunerRule], coll: str, nodes: int, ranks: int) ->
         and r.n_ranks in (-1, ranks)
         and r.num_pipe_ops == -1
         and r.reg_buff == -1
-        and coll in ALGORITHM_COLLECTIVES[r.algorithm]
+        and ignored(coll, r.algorithm, r.protocol, nodes, ranks) is None
     )
     gaps: list[str] = []
     nxt = 0
@@ -215,25 +290,29 @@ def validate(text: str, nodes: int = -1, ranks: int = -1, caveat: bool = True) -
         if line == "" or line.startswith("#"):
             continue
         if len(line) > MAX_LINE_CHARS:
-            problems.append(
-                Problem(
-                    no,
-                    "error",
-                    f"{len(line)} characters: fgets(256) cuts the line "
-                    "and reads the rest as another line",
+            rest = line[MAX_LINE_CHARS:]
+            if rest.strip(" \t\r"):
+                problems.append(
+                    Problem(
+                        no,
+                        "error",
+                        f"{len(line)} characters: fgets(256) cuts the line after "
+                        f"{MAX_LINE_CHARS} and reads {rest[:20]!r}... as another line",
+                    )
                 )
+                continue
+            problems.append(
+                Problem(no, "warning", f"{len(line)} characters: blanks after {MAX_LINE_CHARS} cut")
             )
-            continue
+            line = line[:MAX_LINE_CHARS]
         if line.endswith("\r"):
             problems.append(
                 Problem(no, "warning", "CRLF line ending: the '\\r' stays in the last field")
             )
             line = line[:-1]
-        if line.lstrip(" \t").startswith("#"):
+        if line.lstrip(" \t").startswith("#") and "," not in line:
             problems.append(
-                Problem(
-                    no, "error", "comment not in column 1: the plugin parses it as a config line"
-                )
+                Problem(no, "warning", "comment not in column 1: read as a 1-field line, ignored")
             )
             continue
         if not line.strip(" \t"):
@@ -254,7 +333,14 @@ def validate(text: str, nodes: int = -1, ranks: int = -1, caveat: bool = True) -
                 == (rule.collective, rule.n_nodes, rule.n_ranks, rule.num_pipe_ops, rule.reg_buff)
                 and earlier.min_bytes <= rule.min_bytes
                 and rule.max_bytes <= earlier.max_bytes
-                and rule.collective in ALGORITHM_COLLECTIVES[earlier.algorithm]
+                and ignored(
+                    rule.collective,
+                    earlier.algorithm,
+                    earlier.protocol,
+                    earlier.n_nodes,
+                    earlier.n_ranks,
+                )
+                is None
             ):
                 problems.append(
                     Problem(
