@@ -9,10 +9,26 @@ from importlib import resources
 import yaml
 from pydantic import ValidationError
 
-from gpufabric.catalog.model import AwsFacts, AzureFacts, GcpFacts, InstanceType
+from gpufabric.catalog.model import (
+    AwsFacts,
+    AzureFacts,
+    GcpFacts,
+    InstanceType,
+    NebiusFacts,
+    OciFacts,
+)
 from gpufabric.errors import ConfigError
 
-__all__ = ["AwsFacts", "AzureFacts", "GcpFacts", "InstanceType", "catalog", "lookup"]
+__all__ = [
+    "AwsFacts",
+    "AzureFacts",
+    "GcpFacts",
+    "InstanceType",
+    "NebiusFacts",
+    "OciFacts",
+    "catalog",
+    "lookup",
+]
 
 
 @cache
@@ -25,8 +41,7 @@ def catalog() -> dict[str, InstanceType]:
     except ValidationError as exc:  # a broken catalog is a bug in the repo, not user input
         raise RuntimeError(f"instances.yaml is invalid: {exc}") from exc
     for entry in entries.values():
-        facts = {"aws": entry.aws, "gcp": entry.gcp, "azure": entry.azure}
-        if facts[entry.cloud] is None:
+        if getattr(entry, entry.cloud) is None:
             raise RuntimeError(f"instances.yaml: {entry.name} lacks its '{entry.cloud}' block")
     return entries
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Cloud = Literal["aws", "gcp", "azure"]
+Cloud = Literal["aws", "gcp", "azure", "oci", "nebius"]
 Fabric = Literal["efa", "infiniband", "roce", "tcpxo", "tcpx"]
 InTransit = Literal["native", "none", "unconfirmed"]
 
@@ -45,6 +45,20 @@ class AzureFacts(_Strict):
     ethernet_gbps: int | None = Field(default=None, gt=0)  # the accelerated-networking NIC
 
 
+class OciFacts(_Strict):
+    # the RDMA (RoCE v2) HCAs NCCL uses, in NCCL_IB_HCA order; the front-end (VCN) NIC is apart
+    rdma_hcas: list[str] = Field(min_length=1)
+    frontend_ifname: str = "eth0"
+
+
+class NebiusFacts(_Strict):
+    platform: str  # resources.platform of ComputeV1Instance
+    preset: str  # resources.preset (8-GPU presets only join an InfiniBand GPU cluster)
+    ib_hcas: list[str] = Field(min_length=1)
+    nccl_topology_file: str
+    frontend_ifname: str = "eth0"
+
+
 class InstanceType(_Strict):
     name: str
     cloud: Cloud
@@ -59,6 +73,8 @@ class InstanceType(_Strict):
     aws: AwsFacts | None = None
     gcp: GcpFacts | None = None
     azure: AzureFacts | None = None
+    oci: OciFacts | None = None
+    nebius: NebiusFacts | None = None
     sources: list[str] = Field(min_length=1)
 
     @property

@@ -23,4 +23,12 @@ def build_cluster(cfg: StackConfig, itype: InstanceType) -> ClusterOutputs:
         from gpufabric.clouds.gcp import GcpCluster, GcpClusterArgs
 
         return GcpCluster(cfg.name, GcpClusterArgs(config=cfg, instance=itype)).outputs
+    if itype.cloud == "oci":
+        from gpufabric.clouds.oci import OciCluster, OciClusterArgs
+
+        return OciCluster(cfg.name, OciClusterArgs(config=cfg, instance=itype)).outputs
+    if itype.cloud == "nebius":
+        from gpufabric.clouds.nebius import NebiusCluster, NebiusClusterArgs
+
+        return NebiusCluster(cfg.name, NebiusClusterArgs(config=cfg, instance=itype)).outputs
     assert_never(itype.cloud)  # pyright proves every catalog cloud has a component

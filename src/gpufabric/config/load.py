@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gpufabric.catalog import catalog, lookup
 from gpufabric.config.model import StackConfig
 from gpufabric.config.stackfile import load_stack_file
 from gpufabric.config.validate import REGION_KEY, check
@@ -53,9 +54,21 @@ def _region(raw: Mapping[str, Any]) -> str:
     for key in REGION_KEY.values():
         if raw.get(key):
             return str(raw[key])
+    if _is_nebius(raw) and raw.get(f"{NAMESPACE}:zone"):
+        return str(raw[f"{NAMESPACE}:zone"])  # Nebius: the zone is the region
+    if f"{NAMESPACE}:instanceType" in raw:  # a misspelt type says so first (did you mean)
+        lookup(str(raw[f"{NAMESPACE}:instanceType"]))
     raise ConfigError(
-        "aws:region", None, f"set the provider region ({', '.join(REGION_KEY.values())})"
+        "aws:region",
+        None,
+        f"set the provider region ({', '.join(REGION_KEY.values())}; "
+        f"on Nebius {NAMESPACE}:zone names the region)",
     )
+
+
+def _is_nebius(raw: Mapping[str, Any]) -> bool:
+    entry = catalog().get(str(raw.get(f"{NAMESPACE}:instanceType", "")))
+    return entry is not None and entry.cloud == "nebius"
 
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:

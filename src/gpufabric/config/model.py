@@ -21,6 +21,8 @@ from gpufabric.config.gcp import (
     ManagedLustreConfig,
     ParallelstoreConfig,
 )
+from gpufabric.config.nebius import NebiusFilesystemConfig, NebiusSettings
+from gpufabric.config.oci import OciLustreConfig, OciSettings
 
 EncryptionMode = Literal["provider-native", "ipsec", "none"]
 NodeGroupMode = Literal["group", "instances"]
@@ -86,6 +88,8 @@ StorageConfig = Annotated[
     | ManagedLustreConfig
     | ParallelstoreConfig
     | FilestoreConfig
+    | OciLustreConfig
+    | NebiusFilesystemConfig
     | NoStorage,
     Field(discriminator="type"),
 ]
@@ -119,6 +123,8 @@ class StackConfig(ConfigModel):
     aws: AwsSettings = AwsSettings()
     azure: AzureSettings = AzureSettings()
     gcp: GcpSettings = GcpSettings()
+    oci: OciSettings = OciSettings()
+    nebius: NebiusSettings = NebiusSettings()
     user_data: str | None = None
     tags: dict[str, str] = {}
 

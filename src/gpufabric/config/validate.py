@@ -14,15 +14,26 @@ from gpufabric.config.model import StackConfig
 from gpufabric.config.validate_aws import check_aws
 from gpufabric.config.validate_azure import check_azure
 from gpufabric.config.validate_gcp import check_gcp
+from gpufabric.config.validate_nebius import check_nebius
+from gpufabric.config.validate_oci import check_oci
 from gpufabric.errors import ConfigError
 
-CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
-REGION_KEY = {"aws": "aws:region", "gcp": "gcp:region", "azure": "azure-native:location"}
+CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure", "oci": "OCI", "nebius": "Nebius"}
+# The provider key that names the stack's region. Nebius has none (a project lives in one
+# region): there gpufabric:zone names the region (config/nebius.py).
+REGION_KEY = {
+    "aws": "aws:region",
+    "gcp": "gcp:region",
+    "azure": "azure-native:location",
+    "oci": "oci:region",
+}
 
 CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
     "aws": check_aws,
     "azure": check_azure,
     "gcp": check_gcp,
+    "oci": check_oci,
+    "nebius": check_nebius,
 }
 
 

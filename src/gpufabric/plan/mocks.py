@@ -89,6 +89,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
             out.update(azure_computed(typ, name, inputs))
         if typ.startswith("gcp:"):
             out.update(gcp_computed(typ, name, inputs, self.records))
+        if typ.startswith("oci:"):
+            out.update(oci_computed(typ, name, inputs))
         return out
 
 
@@ -181,3 +183,18 @@ def _psa_addresses(records: list[Recorded]) -> list[str]:
             )
             return [str(net.network_address + offset) for offset in (2, 3, 4)]
     return ["10.0.0.2", "10.0.0.3", "10.0.0.4"]
+
+
+# ---------------------------------------------------------------- OCI (pulumi-oci)
+def oci_computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """What OCI fills in: the cluster network's instance pool id, Lustre's MGS address."""
+    out: dict[str, Any] = {}
+    if typ == "oci:Core/clusterNetwork:ClusterNetwork":
+        out["instancePools"] = [
+            {**pool, "id": f"<{name}.pool{index}.id>"}
+            for index, pool in enumerate(inputs.get("instancePools", []))
+        ]
+    if typ == "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem":
+        out["managementServiceAddress"] = f"<{name}.mgsAddress>"
+        out["lnet"] = "tcp"
+    return out

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpufabric.plan.summary_azure import summarise_azure
 from gpufabric.plan.summary_gcp import summarise_gcp
+from gpufabric.plan.summary_more import summarise_nebius, summarise_oci
 
 if TYPE_CHECKING:
     from gpufabric.plan.runner import Plan
@@ -103,4 +104,6 @@ SUMMARIES: dict[str, Callable[[Plan], Facts]] = {
     "aws": _aws,
     "azure": summarise_azure,
     "gcp": summarise_gcp,
+    "oci": summarise_oci,
+    "nebius": summarise_nebius,
 }

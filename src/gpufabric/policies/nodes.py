@@ -38,6 +38,9 @@ GCP_REGION_GROUP = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupMa
 AZURE_SCALE_SET = "azure-native:compute:VirtualMachineScaleSet"
 AZURE_VM = "azure-native:compute:VirtualMachine"
 AZURE_NIC = "azure-native:network:NetworkInterface"
+OCI_CLUSTER_NETWORK = "oci:Core/clusterNetwork:ClusterNetwork"
+OCI_INSTANCE_CONFIG = "oci:Core/instanceConfiguration:InstanceConfiguration"
+NEBIUS_INSTANCE = "nebius:index/computeV1Instance:ComputeV1Instance"
 
 GCP_TEMPLATES = (GCP_TEMPLATE, GCP_REGION_TEMPLATE)
 # GPU families beyond the catalog: AWS p*/g*/trn*/dl*, GCP a2/a3/a4/g2, Azure N-series
@@ -51,7 +54,7 @@ def is_gpu_type(name: object) -> bool:
     if not isinstance(name, str) or not name:
         return False
     short = name.rsplit("/", 1)[-1]  # GCP machine types may be URLs
-    return short in catalog() or bool(_GPU_FAMILY.match(short))
+    return name in catalog() or short in catalog() or bool(_GPU_FAMILY.match(short))
 
 
 def instance_type(resource: Resource) -> str | None:
@@ -62,8 +65,22 @@ def instance_type(resource: Resource) -> str | None:
         or props.get("machineType")
         or dig(props, "hardwareProfile", "vmSize")
         or (dig(props, "sku", "name") if resource.type == AZURE_SCALE_SET else None)
+        or dig(props, "instanceDetails", "launchDetails", "shape")
+        or _nebius_type(resource)
     )
+    if resource.type == NEBIUS_INSTANCE:
+        return value if isinstance(value, str) else None
     return value.rsplit("/", 1)[-1] if isinstance(value, str) else None
+
+
+def _nebius_type(resource: Resource) -> str | None:
+    """Nebius names a VM by platform and preset; the catalog joins them as platform/preset."""
+    if resource.type != NEBIUS_INSTANCE:
+        return None
+    res = as_map(resource.props.get("resources"))
+    if not res.get("platform") or not res.get("preset"):
+        return None
+    return f"{res['platform']}/{res['preset']}"
 
 
 @dataclass(frozen=True)
@@ -83,14 +100,16 @@ def gpu_nodes(stack: Stack) -> Iterator[Node]:
     """Every node launcher whose nodes are GPU nodes, with its template resolved."""
     for res in stack.resources:
         template = _template_of(stack, res)
-        if res.type in (AWS_INSTANCE, GCP_INSTANCE, GCP_FROM_TEMPLATE, AZURE_SCALE_SET, AZURE_VM):
+        if res.type in (
+            AWS_INSTANCE, GCP_INSTANCE, GCP_FROM_TEMPLATE, AZURE_SCALE_SET, AZURE_VM, NEBIUS_INSTANCE
+        ):
             own = instance_type(res)
             if is_gpu_type(own) or (
                 own is None and template and is_gpu_type(instance_type(template))
             ):
                 yield Node(res, template)
         elif (
-            res.type in (AWS_GROUP, GCP_GROUP, GCP_REGION_GROUP)
+            res.type in (AWS_GROUP, GCP_GROUP, GCP_REGION_GROUP, OCI_CLUSTER_NETWORK)
             and template is not None
             and is_gpu_type(instance_type(template))
         ):
@@ -113,6 +132,13 @@ def _template_of(stack: Stack, res: Resource) -> Resource | None:
     if res.type in (GCP_GROUP, GCP_REGION_GROUP):
         for version in maps(props.get("versions")):
             found = stack.resolve(version.get("instanceTemplate"), GCP_TEMPLATES, res, "versions")
+            if found:
+                return found
+    if res.type == OCI_CLUSTER_NETWORK:
+        for pool in maps(props.get("instancePools")):
+            found = stack.resolve(
+                pool.get("instanceConfigurationId"), [OCI_INSTANCE_CONFIG], res, "instancePools"
+            )
             if found:
                 return found
     if res.type == GCP_FROM_TEMPLATE:
@@ -164,6 +190,14 @@ def _own_public_ip(res: Resource) -> Iterator[str]:
         for index, nic in enumerate(maps(props.get("networkInterfaces"))):
             if as_list(nic.get("accessConfigs")) or as_list(nic.get("ipv6AccessConfigs")):
                 yield f"networkInterfaces[{index}] has an accessConfig (an external IP)"
+    elif res.type == OCI_INSTANCE_CONFIG:
+        vnic = dig(props, "instanceDetails", "launchDetails", "createVnicDetails")
+        if is_true(as_map(vnic).get("assignPublicIp")):
+            yield "the front-end VNIC asks for a public IP (createVnicDetails.assignPublicIp)"
+    elif res.type == NEBIUS_INSTANCE:
+        for index, nic in enumerate(maps(props.get("networkInterfaces"))):
+            if nic.get("publicIpAddress") is not None:
+                yield f"networkInterfaces[{index}] has a publicIpAddress"
     elif res.type.startswith("azure-native:compute:"):
         profile = as_map(props.get("virtualMachineProfile")) or props
         for nic in maps(dig(profile, "networkProfile", "networkInterfaceConfigurations")):

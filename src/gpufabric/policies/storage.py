@@ -22,6 +22,8 @@ from gpufabric.policies.nodes import (
     AWS_SUBNET,
     AWS_TEMPLATE,
     GCP_REGION_GROUP,
+    NEBIUS_INSTANCE,
+    OCI_CLUSTER_NETWORK,
     gpu_nodes,
     node_subnets,
 )
@@ -33,6 +35,10 @@ GCP_LUSTRE = "gcp:lustre/instance:Instance"
 GCP_PARALLELSTORE = "gcp:parallelstore/instance:Instance"
 GCP_FILESTORE = "gcp:filestore/instance:Instance"
 AZURE_LUSTRE = "azure-native:storagecache:AmlFilesystem"
+OCI_LUSTRE = "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
+NEBIUS_FILESYSTEM = "nebius:index/computeV1Filesystem:ComputeV1Filesystem"
+# Nebius has no zones below a region, and VMs and filesystems live in one project (one region)
+NEBIUS_REGION = "(the Nebius project's region)"
 _GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
 
 
@@ -47,6 +53,10 @@ def node_zones(stack: Stack) -> set[str]:
             zones.add(str(props.get("availabilityZone") or ""))
             if node.definition.type == AWS_TEMPLATE:
                 zones.add(str(dig(node.definition.props, "placement", "availabilityZone") or ""))
+        elif res.type == OCI_CLUSTER_NETWORK:
+            zones.add(str(dig(props, "placementConfiguration", "availabilityDomain") or ""))
+        elif res.type == NEBIUS_INSTANCE:
+            zones.add(NEBIUS_REGION)  # no zones: one project, one region
         elif res.type == GCP_REGION_GROUP:
             zones |= {
                 str(z).rsplit("/", 1)[-1] for z in as_list(props.get("distributionPolicyZones"))
@@ -74,6 +84,11 @@ def storage_zones(stack: Stack) -> Iterator[tuple[Resource, str]]:
     for fs in stack.of_type(AZURE_LUSTRE):
         for zone in as_list(fs.props.get("zones")):
             yield fs, str(zone)
+    for fs in stack.of_type(OCI_LUSTRE):
+        if fs.props.get("availabilityDomain"):
+            yield fs, str(fs.props["availabilityDomain"])
+    for fs in stack.of_type(NEBIUS_FILESYSTEM):
+        yield fs, NEBIUS_REGION
 
 
 def _co_located(stack: Stack) -> Iterator[tuple[Resource, str]]:

@@ -1,0 +1,177 @@
+"""`gpufabric:nebius:Cluster`: GPU VMs in one InfiniBand GPU cluster, done right."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_nebius as nebius
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.nebius.nodes import NODE_ROLE_LABEL, build_nodes
+from gpufabric.clouds.outputs import ClusterOutputs, check_instance
+from gpufabric.config import StackConfig
+from gpufabric.config.nebius import NebiusFilesystemConfig
+
+CLUSTER_LABEL = "gpufabric-cluster"
+
+
+@dataclass
+class NebiusClusterArgs:
+    """Inputs of NebiusCluster: the validated stack config and its catalog entry."""
+
+    config: StackConfig
+    instance: InstanceType
+
+
+class NebiusCluster(pulumi.ComponentResource):
+    """A private address pool, VPC network and subnet, one GPU cluster on the named InfiniBand
+    fabric, one VM per node in it, and a shared filesystem attached to every node."""
+
+    outputs: ClusterOutputs
+
+    def __init__(
+        self, name: str, args: NebiusClusterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufabric:nebius:Cluster", name, None, opts)
+        cfg, itype = args.config, args.instance
+        project, fabric = _check_args(cfg, itype)
+        child = pulumi.ResourceOptions(parent=self)
+        labels = {CLUSTER_LABEL: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
+        pool = nebius.VpcV1Pool(
+            f"{cfg.name}-pool",
+            parent_id=project,
+            name=f"{cfg.name}-pool",
+            version="IPV4",
+            visibility="PRIVATE",
+            cidrs=[nebius.VpcV1PoolCidrArgs(cidr=cfg.network.cidr)],
+            labels=labels,
+            opts=child,
+        )
+        network = nebius.VpcV1Network(
+            f"{cfg.name}-net",
+            parent_id=project,
+            name=f"{cfg.name}-net",
+            ipv4_private_pools=nebius.VpcV1NetworkIpv4PrivatePoolsArgs(
+                pools=[nebius.VpcV1NetworkIpv4PrivatePoolsPoolArgs(id=pool.id)]
+            ),
+            labels=labels,
+            opts=child,
+        )
+        subnet = nebius.VpcV1Subnet(
+            f"{cfg.name}-nodes",
+            parent_id=project,
+            name=f"{cfg.name}-nodes",
+            network_id=network.id,
+            ipv4_private_pools=nebius.VpcV1SubnetIpv4PrivatePoolsArgs(
+                use_network_pools=False,
+                pools=[
+                    nebius.VpcV1SubnetIpv4PrivatePoolsPoolArgs(
+                        cidrs=[
+                            nebius.VpcV1SubnetIpv4PrivatePoolsPoolCidrArgs(
+                                cidr=cfg.network.fabric_subnet
+                            )
+                        ]
+                    )
+                ],
+            ),
+            labels={**labels, "gpufabric-partition": "fabric"},
+            opts=child,
+        )
+        gpu_cluster = nebius.ComputeV1GpuCluster(
+            f"{cfg.name}-gpu-cluster",
+            parent_id=project,
+            name=f"{cfg.name}-gpu-cluster",
+            infiniband_fabric=fabric,
+            labels=labels,
+            opts=child,
+        )
+        filesystem = None
+        storage: pulumi.Output[dict | None] = pulumi.Output.from_input(None)
+        if isinstance(cfg.storage, NebiusFilesystemConfig):
+            fs = cfg.storage
+            filesystem = nebius.ComputeV1Filesystem(
+                f"{cfg.name}-shared",
+                parent_id=project,
+                name=f"{cfg.name}-shared",
+                type=fs.filesystem_type,
+                size_gibibytes=fs.size_gib,
+                block_size_bytes=fs.block_size_bytes,
+                labels=labels,
+                opts=child,
+            )
+            storage = filesystem.id.apply(
+                lambda fid: {
+                    "type": "nebius-filesystem",
+                    "id": fid,
+                    "filesystemType": fs.filesystem_type,
+                    "sizeGib": fs.size_gib,
+                    "mountName": fs.mount_tag,
+                    "mountPoint": fs.mount_point,
+                    "mountCommand": f"mount -t virtiofs {fs.mount_tag} {fs.mount_point}",
+                }
+            )
+        nodes = build_nodes(cfg, itype, gpu_cluster, subnet, filesystem, labels, self)
+        net_out = pulumi.Output.all(
+            network=network.id, subnet=subnet.id, gpu_cluster=gpu_cluster.id
+        ).apply(
+            lambda v: {
+                "networkId": v["network"],
+                "zone": cfg.zone,
+                "subnets": {"fabric": v["subnet"]},
+                "subnetCidrs": {"fabric": cfg.network.fabric_subnet},
+                "publicIp": cfg.nebius.public_ip,
+                # InfiniBand is the GPU cluster's, not VPC traffic
+                "placementGroup": {
+                    "kind": "gpu-cluster",
+                    "gpuClusterId": v["gpu_cluster"],
+                    "infinibandFabric": fabric,
+                },
+            }
+        )
+        inventory = gpu_cluster.id.apply(
+            lambda gcid: {
+                "cloud": "nebius",
+                "region": cfg.region,
+                "zone": cfg.zone,
+                "cluster": cfg.name,
+                "instanceType": itype.name,
+                "fabric": itype.fabric,
+                "encryption": cfg.encryption,
+                "gpusPerNode": itype.gpu.count,
+                "ncclTopologyFile": itype.nebius.nccl_topology_file if itype.nebius else None,
+                "discovery": {
+                    # `nebius compute instance list --parent-id PROJECT --format json`,
+                    # kept where spec.gpu_cluster.id is this cluster
+                    "projectId": project,
+                    "gpuClusterId": gcid,
+                    "labels": {CLUSTER_LABEL: cfg.name, NODE_ROLE_LABEL[0]: NODE_ROLE_LABEL[1]},
+                    "hostname": "private-ip-address",
+                },
+            }
+        )
+        self.outputs = ClusterOutputs(
+            nodes=nodes.description,
+            addresses=pulumi.Output.from_input([]),  # VM addresses: found by discovery
+            network=net_out,
+            storage=storage,
+            inventory=inventory,
+        )
+        self.outputs.register(self)
+
+
+def _check_args(cfg: StackConfig, itype: InstanceType) -> tuple[str, str]:
+    """The component may be used without the CLI's validation: refuse what cannot work."""
+    check_instance("NebiusClusterArgs", "nebius", cfg.instance_type, itype)
+    settings = cfg.nebius
+    if settings.project_id is None or settings.infiniband_fabric is None:
+        raise ValueError(
+            "NebiusClusterArgs.config.nebius: project_id and infiniband_fabric are required"
+        )
+    if settings.ssh_public_key is None:
+        raise ValueError("NebiusClusterArgs.config.nebius.ssh_public_key: required on Nebius")
+    if cfg.storage.type not in ("nebius-filesystem", "none"):
+        raise ValueError(
+            f"NebiusClusterArgs.config: storage type {cfg.storage.type} is not a Nebius one"
+        )
+    return settings.project_id, settings.infiniband_fabric

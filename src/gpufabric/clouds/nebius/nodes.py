@@ -1,0 +1,156 @@
+"""GPU VMs: one ComputeV1Instance per node, each joining the GPU cluster at creation (a VM cannot
+join later), with a managed boot disk, eth0 on the VPC subnet and the shared filesystem
+attached by mount tag (cloud-facts-more.md N.2, N.4, N.5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_nebius as nebius
+
+from gpufabric.catalog import InstanceType
+from gpufabric.config import StackConfig
+from gpufabric.config.nebius import NebiusFilesystemConfig
+
+NODE_ROLE_LABEL = ("gpufabric-role", "gpu-node")
+# [P] docs.nebius.com/compute/storage/types: network_ssd boot disks (pulumi-nebius enum NETWORK_SSD)
+BOOT_DISK_TYPE = "NETWORK_SSD"
+
+
+@dataclass
+class NebiusNodes:
+    instances: list[nebius.ComputeV1Instance]
+    description: pulumi.Output[dict[str, Any]]
+
+
+def node_names(cfg: StackConfig) -> list[str]:
+    return [f"{cfg.name}-node-{index:03d}" for index in range(cfg.nodes)]
+
+
+def build_nodes(
+    cfg: StackConfig,
+    itype: InstanceType,
+    gpu_cluster: nebius.ComputeV1GpuCluster,
+    subnet: nebius.VpcV1Subnet,
+    filesystem: nebius.ComputeV1Filesystem | None,
+    labels: dict[str, str],
+    parent: pulumi.Resource,
+) -> NebiusNodes:
+    assert itype.nebius is not None
+    settings = cfg.nebius
+    project = settings.project_id
+    opts = pulumi.ResourceOptions(parent=parent)
+    node_labels = {**labels, NODE_ROLE_LABEL[0]: NODE_ROLE_LABEL[1]}
+    storage = cfg.storage if isinstance(cfg.storage, NebiusFilesystemConfig) else None
+    reservation = cfg.capacity.reservation_id
+    instances = [
+        nebius.ComputeV1Instance(
+            name,
+            parent_id=project,
+            name=name,
+            hostname=name,
+            resources=nebius.ComputeV1InstanceResourcesArgs(
+                platform=itype.nebius.platform, preset=itype.nebius.preset
+            ),
+            gpu_cluster=nebius.ComputeV1InstanceGpuClusterArgs(id=gpu_cluster.id),
+            boot_disk=nebius.ComputeV1InstanceBootDiskArgs(
+                attach_mode="READ_WRITE",
+                managed_disk=nebius.ComputeV1InstanceBootDiskManagedDiskArgs(
+                    name=f"{name}-boot",
+                    spec=nebius.ComputeV1InstanceBootDiskManagedDiskSpecArgs(
+                        type=BOOT_DISK_TYPE,
+                        size_gibibytes=cfg.root_volume.size_gib,
+                        source_image_family=nebius.ComputeV1InstanceBootDiskManagedDiskSpecSourceImageFamilyArgs(
+                            image_family=settings.image_family
+                        ),
+                    ),
+                ),
+            ),
+            network_interfaces=[
+                nebius.ComputeV1InstanceNetworkInterfaceArgs(
+                    name="eth0",
+                    subnet_id=subnet.id,
+                    ip_address=nebius.ComputeV1InstanceNetworkInterfaceIpAddressArgs(),
+                    public_ip_address=(
+                        nebius.ComputeV1InstanceNetworkInterfacePublicIpAddressArgs()
+                        if settings.public_ip
+                        else None
+                    ),
+                )
+            ],
+            filesystems=(
+                [
+                    nebius.ComputeV1InstanceFilesystemArgs(
+                        attach_mode="READ_WRITE",
+                        mount_tag=storage.mount_tag,
+                        existing_filesystem=nebius.ComputeV1InstanceFilesystemExistingFilesystemArgs(
+                            id=filesystem.id
+                        ),
+                    )
+                ]
+                if storage is not None and filesystem is not None
+                else None
+            ),
+            reservation_policy=(
+                nebius.ComputeV1InstanceReservationPolicyArgs(
+                    policy="STRICT", reservation_ids=[reservation]
+                )
+                if reservation
+                else None
+            ),
+            # a failed host: start the VM again (it stays in the GPU cluster)
+            recovery_policy="RECOVER",
+            cloud_init_user_data=cloud_init(cfg),
+            labels=node_labels,
+            opts=opts,
+        )
+        for name in node_names(cfg)
+    ]
+    description = pulumi.Output.all(*[i.id for i in instances]).apply(
+        lambda ids: {
+            "kind": "instances",
+            "count": cfg.nodes,
+            "instanceType": itype.name,
+            "platform": itype.nebius.platform if itype.nebius else None,
+            "preset": itype.nebius.preset if itype.nebius else None,
+            "instances": [
+                {"name": name, "id": iid} for name, iid in zip(node_names(cfg), ids, strict=True)
+            ],
+        }
+    )
+    return NebiusNodes(instances, description)
+
+
+def cloud_init(cfg: StackConfig) -> str:
+    """cloud-config: the admin user with its key, the shared filesystem mounted over virtiofs
+    by its mount tag ([P] nebius-solution-library modules/cloud-init), then the user's data."""
+    settings = cfg.nebius
+    lines = [
+        "#cloud-config",
+        "users:",
+        f"  - name: {settings.admin_username}",
+        "    sudo: ALL=(ALL) NOPASSWD:ALL",
+        "    shell: /bin/bash",
+        "    ssh_authorized_keys:",
+        f"      - {settings.ssh_public_key}",
+    ]
+    if isinstance(cfg.storage, NebiusFilesystemConfig):
+        fs = cfg.storage
+        lines += [
+            "mounts:",
+            f'  - ["{fs.mount_tag}", "{fs.mount_point}", "virtiofs", "defaults,nofail", "0", "2"]',
+        ]
+    if cfg.user_data:
+        lines += [
+            "write_files:",
+            "  - path: /var/lib/gpufabric/user-data",
+            "    permissions: '0700'",
+            "    content: |",
+            *[f"      {line}" for line in cfg.user_data.splitlines()],
+            "runcmd:",
+            "  - [/var/lib/gpufabric/user-data]",
+        ]
+    return "\n".join(lines) + "\n"

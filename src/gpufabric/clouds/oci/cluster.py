@@ -1,0 +1,124 @@
+"""`gpufabric:oci:Cluster`: bare-metal GPU nodes on an RDMA cluster network, done right."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.oci.network import build_network
+from gpufabric.clouds.oci.nodes import NODE_ROLE_TAG, RDMA_PLUGINS, build_nodes
+from gpufabric.clouds.oci.storage import build_lustre
+from gpufabric.clouds.outputs import ClusterOutputs, check_instance
+from gpufabric.config import StackConfig
+from gpufabric.config.oci import OciLustreConfig
+
+CLUSTER_TAG = "gpufabric-cluster"
+
+
+@dataclass
+class OciClusterArgs:
+    """Inputs of OciCluster: the validated stack config and its catalog entry."""
+
+    config: StackConfig
+    instance: InstanceType
+
+
+class OciCluster(pulumi.ComponentResource):
+    """A VCN with front-end, storage and management subnets (private, NAT egress), one instance
+    configuration with the RDMA agent plugins, one cluster network (one instance pool) in one
+    availability domain / HPC island, and File Storage with Lustre in the same domain."""
+
+    outputs: ClusterOutputs
+
+    def __init__(
+        self, name: str, args: OciClusterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufabric:oci:Cluster", name, None, opts)
+        cfg, itype = args.config, args.instance
+        compartment = _check_args(cfg, itype)
+        tags = {CLUSTER_TAG: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
+        net = build_network(cfg, compartment, tags, self)
+        nodes = build_nodes(cfg, itype, compartment, net, tags, self)
+        storage: pulumi.Output[dict | None] = pulumi.Output.from_input(None)
+        if isinstance(cfg.storage, OciLustreConfig):
+            storage = build_lustre(
+                cfg, cfg.storage, compartment, net.subnets["storage"], tags, self
+            )
+        network = pulumi.Output.all(
+            vcn=net.vcn.id,
+            subnets=pulumi.Output.all(**{r: s.id for r, s in net.subnets.items()}),
+            lists=pulumi.Output.all(**{r: s.id for r, s in net.security_lists.items()}),
+            nat=net.nat_gateway.id if net.nat_gateway else None,
+            description=nodes.description,
+        ).apply(
+            lambda v: {
+                "vcnId": v["vcn"],
+                "zone": cfg.zone,
+                "subnets": dict(v["subnets"]),
+                "subnetCidrs": {
+                    "fabric": cfg.network.fabric_subnet,
+                    "storage": cfg.network.storage_subnet,
+                    "management": cfg.network.management_subnet,
+                },
+                "securityLists": dict(v["lists"]),
+                "natGateway": v["nat"],
+                # the RDMA network is the cluster network's, not the VCN's
+                "rdma": {
+                    "clusterNetworkId": v["description"]["clusterNetworkId"],
+                    "hcas": list(itype.oci.rdma_hcas) if itype.oci else [],
+                    "agentPlugins": list(RDMA_PLUGINS),
+                },
+                "placementGroup": {
+                    "kind": "cluster-network",
+                    "availabilityDomain": cfg.zone,
+                    "hpcIslandId": cfg.oci.hpc_island_id,
+                    "networkBlockIds": list(cfg.oci.network_block_ids),
+                },
+            }
+        )
+        inventory = nodes.description.apply(
+            lambda d: {
+                "cloud": "oci",
+                "region": cfg.region,
+                "zone": cfg.zone,
+                "cluster": cfg.name,
+                "instanceType": itype.name,
+                "fabric": itype.fabric,
+                "encryption": cfg.encryption,
+                "gpusPerNode": itype.gpu.count,
+                "discovery": {
+                    # `oci compute-management instance-pool list-instances` + the VNICs'
+                    # private IPs (eth0, the front end)
+                    "compartmentId": compartment,
+                    "instancePoolId": d["instancePoolId"],
+                    "clusterNetworkId": d["clusterNetworkId"],
+                    "availabilityDomain": cfg.zone,
+                    "tags": {CLUSTER_TAG: cfg.name, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]},
+                    "hostname": "private-ip-address",
+                },
+            }
+        )
+        self.outputs = ClusterOutputs(
+            nodes=nodes.description,
+            addresses=pulumi.Output.from_input([]),  # pool instances: found by discovery
+            network=network,
+            storage=storage,
+            inventory=inventory,
+        )
+        self.outputs.register(self)
+
+
+def _check_args(cfg: StackConfig, itype: InstanceType) -> str:
+    """The component may be used without the CLI's validation: refuse what cannot work."""
+    check_instance("OciClusterArgs", "oci", cfg.instance_type, itype)
+    if cfg.oci.compartment_id is None:
+        raise ValueError("OciClusterArgs.config.oci.compartment_id: required on OCI")
+    if cfg.node_group != "group":
+        raise ValueError("OciClusterArgs.config.node_group: OCI builds one cluster network (group)")
+    if cfg.storage.type not in ("oci-lustre", "none"):
+        raise ValueError(
+            f"OciClusterArgs.config: storage type {cfg.storage.type} is not an OCI one"
+        )
+    return cfg.oci.compartment_id

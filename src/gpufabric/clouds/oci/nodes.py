@@ -1,0 +1,155 @@
+"""GPU nodes: one instance configuration (shape, image, RDMA agent plugins, capacity
+reservation) and one RDMA cluster network with one instance pool, in one availability domain,
+optionally pinned to an HPC island and its network blocks (cloud-facts-more.md O.2, O.3, O.5).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_oci as oci
+
+from gpufabric.catalog import InstanceType
+from gpufabric.clouds.oci.network import OciNetwork
+from gpufabric.config import StackConfig
+
+# Oracle Cloud Agent plugins RDMA needs on GPU shapes ([P] oracle-quickstart/oci-hpc
+# cluster-network-configuration.tf; cloud-facts-more.md O.1)
+RDMA_PLUGINS = (
+    "Compute HPC RDMA Authentication",
+    "Compute HPC RDMA Auto-Configuration",
+    "Compute RDMA GPU Monitoring",
+)
+NODE_ROLE_TAG = ("gpufabric-role", "gpu-node")
+
+
+@dataclass
+class OciNodes:
+    configuration: oci.core.InstanceConfiguration
+    cluster_network: oci.core.ClusterNetwork
+    description: pulumi.Output[dict[str, Any]]
+
+
+def build_nodes(
+    cfg: StackConfig,
+    itype: InstanceType,
+    compartment: str,
+    net: OciNetwork,
+    tags: dict[str, str],
+    parent: pulumi.Resource,
+) -> OciNodes:
+    opts = pulumi.ResourceOptions(parent=parent)
+    name = cfg.name
+    node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
+    configuration = oci.core.InstanceConfiguration(
+        f"{name}-nodes",
+        compartment_id=compartment,
+        display_name=f"{name}-nodes",
+        instance_details=oci.core.InstanceConfigurationInstanceDetailsArgs(
+            instance_type="compute",
+            launch_details=_launch_details(cfg, itype, compartment, net, node_tags),
+        ),
+        freeform_tags=tags,
+        opts=opts,
+    )
+    island = cfg.oci.hpc_island_id
+    cluster_network = oci.core.ClusterNetwork(
+        f"{name}-cn",
+        compartment_id=compartment,
+        display_name=f"{name}-cn",
+        # "each cluster network can have one instance pool" (pulumi-oci cluster_network.py)
+        instance_pools=[
+            oci.core.ClusterNetworkInstancePoolArgs(
+                instance_configuration_id=configuration.id,
+                size=cfg.nodes,
+                display_name=f"{name}-pool",
+            )
+        ],
+        placement_configuration=oci.core.ClusterNetworkPlacementConfigurationArgs(
+            availability_domain=cfg.zone,
+            primary_vnic_subnets=oci.core.ClusterNetworkPlacementConfigurationPrimaryVnicSubnetsArgs(
+                subnet_id=net.subnets["fabric"].id
+            ),
+        ),
+        cluster_configuration=(
+            oci.core.ClusterNetworkClusterConfigurationArgs(
+                hpc_island_id=island, network_block_ids=cfg.oci.network_block_ids or None
+            )
+            if island
+            else None
+        ),
+        freeform_tags=node_tags,
+        opts=opts,
+    )
+    description = pulumi.Output.all(
+        cn=cluster_network.id, pools=cluster_network.instance_pools
+    ).apply(
+        lambda v: {
+            "kind": "cluster-network",
+            "name": f"{name}-cn",
+            "clusterNetworkId": v["cn"],
+            "instancePoolId": _pool_id(v["pools"]),
+            "count": cfg.nodes,
+            "instanceType": itype.name,
+            "availabilityDomain": cfg.zone,
+            "hpcIslandId": island,
+            "networkBlockIds": list(cfg.oci.network_block_ids),
+        }
+    )
+    return OciNodes(configuration, cluster_network, description)
+
+
+def _pool_id(pools: Any) -> str | None:
+    first = (pools or [None])[0]
+    if first is None:
+        return None
+    return first.get("id") if isinstance(first, dict) else getattr(first, "id", None)
+
+
+def _launch_details(
+    cfg: StackConfig,
+    itype: InstanceType,
+    compartment: str,
+    net: OciNetwork,
+    tags: dict[str, str],
+) -> oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsArgs:
+    settings = cfg.oci
+    if settings.ssh_public_key is None or settings.image_id is None:  # validate_oci requires them
+        raise ValueError("OciClusterArgs.config: oci.ssh_public_key and oci.image_id are required")
+    metadata = {"ssh_authorized_keys": settings.ssh_public_key}
+    if cfg.user_data:
+        metadata["user_data"] = base64.b64encode(cfg.user_data.encode()).decode()
+    return oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsArgs(
+        shape=itype.name,
+        availability_domain=cfg.zone,
+        compartment_id=compartment,
+        display_name=f"{cfg.name}-node",
+        capacity_reservation_id=cfg.capacity.reservation_id,
+        create_vnic_details=oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsCreateVnicDetailsArgs(
+            subnet_id=net.subnets["fabric"].id,
+            assign_public_ip=False,
+            display_name="frontend",
+        ),
+        agent_config=oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsAgentConfigArgs(
+            are_all_plugins_disabled=False,
+            plugins_configs=[
+                oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsAgentConfigPluginsConfigArgs(
+                    name=plugin, desired_state="ENABLED"
+                )
+                for plugin in RDMA_PLUGINS
+            ],
+        ),
+        source_details=oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsSourceDetailsArgs(
+            source_type="image",
+            image_id=settings.image_id,
+            boot_volume_size_in_gbs=str(cfg.root_volume.size_gib),
+        ),
+        instance_options=oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsInstanceOptionsArgs(
+            are_legacy_imds_endpoints_disabled=True  # IMDS v2 only
+        ),
+        metadata=metadata,
+        freeform_tags=tags,
+    )

@@ -1,0 +1,85 @@
+"""Nebius-only config: the `gpufabric:nebius` section and Nebius shared filesystems.
+
+How the common keys map onto Nebius (docs/deploy-nebius.md has the full table):
+- Nebius has no availability zones below a region: `gpufabric:zone` is the region (eu-north1),
+  and with no provider region key it is also the stack's region.
+- `network.cidr` is the VPC network's private pool; `network.fabricSubnet` the nodes' subnet
+  (eth0). InfiniBand is not VPC traffic: the GPU cluster's fabric has no subnet.
+Value formats are checked here; rules that need several keys or the catalog live in
+validate_nebius.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import StrictInt, field_validator
+
+from gpufabric.config.base import ConfigModel
+
+# [S] skypilot sky/provision/nebius: image family for gpu-h100-sxm / gpu-h200-sxm
+DEFAULT_IMAGE_FAMILY = "ubuntu22.04-cuda12"
+_PROJECT_RE = re.compile(r"^project-[a-z0-9]{6,}$")
+_FABRIC_RE = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
+_SSH_KEY_RE = re.compile(
+    r"^(ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( \S.*)?$"
+)
+_USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+# [P] pulumi-nebius 0.6.73 compute_v1_filesystem.py: type
+FilesystemType = Literal["NETWORK_SSD", "NETWORK_HDD", "WEKA", "VAST"]
+
+
+class NebiusSettings(ConfigModel):
+    """`gpufabric:nebius`: what only Nebius has."""
+
+    project_id: str | None = None
+    """The project (parent_id of every resource), e.g. project-e00abc123. Required."""
+    infiniband_fabric: str | None = None
+    """The GPU cluster's InfiniBand fabric (e.g. fabric-3); it ties the cluster to a region and
+    platform. Required: Nebius support names the right one for your capacity."""
+    image_family: str = DEFAULT_IMAGE_FAMILY
+    ssh_public_key: str | None = None
+    """Public key of admin_username, written by cloud-init. Required."""
+    admin_username: str = "ubuntu"
+    public_ip: bool = False
+    """Public addresses on the nodes (off: reach them through a bastion or VPN)."""
+
+    @field_validator("project_id")
+    @classmethod
+    def _project(cls, value: str | None) -> str | None:
+        if value is not None and not _PROJECT_RE.match(value):
+            raise ValueError("must be a Nebius project id like project-e00abc123")
+        return value
+
+    @field_validator("infiniband_fabric")
+    @classmethod
+    def _fabric(cls, value: str | None) -> str | None:
+        if value is not None and not _FABRIC_RE.match(value):
+            raise ValueError("must be a fabric name like fabric-3 or us-central1-a")
+        return value
+
+    @field_validator("ssh_public_key")
+    @classmethod
+    def _ssh_key(cls, value: str | None) -> str | None:
+        if value is not None and ("\n" in value.strip() or not _SSH_KEY_RE.match(value.strip())):
+            raise ValueError("must be one OpenSSH public key line (ssh-ed25519 AAAA... comment)")
+        return None if value is None else value.strip()
+
+    @field_validator("admin_username")
+    @classmethod
+    def _user(cls, value: str) -> str:
+        if not _USER_RE.match(value) or value == "root":
+            raise ValueError("must be a Linux user name other than root (a-z, 0-9, _ or -)")
+        return value
+
+
+class NebiusFilesystemConfig(ConfigModel):
+    """A Nebius shared filesystem attached to every node (virtiofs, by mount tag)."""
+
+    type: Literal["nebius-filesystem"]
+    filesystem_type: str = "NETWORK_SSD"
+    size_gib: StrictInt = 10240
+    block_size_bytes: StrictInt = 4096
+    mount_tag: str = "shared"
+    mount_point: str = "/shared"

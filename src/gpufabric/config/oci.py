@@ -1,0 +1,107 @@
+"""OCI-only config: the `gpufabric:oci` section and OCI File Storage with Lustre.
+
+How the common keys map onto OCI (docs/deploy-oci.md has the full table):
+- `gpufabric:zone` is the availability domain (e.g. `Uocm:US-ASHBURN-AD-1`); `oci:region` the region.
+- `network.cidr` is the VCN; `network.fabricSubnet` the nodes' front-end (primary VNIC) subnet;
+  `network.storageSubnet` the Lustre subnet; `network.managementSubnet` bastion / login hosts.
+  The RDMA (RoCE v2) cluster network is not part of the VCN: it has no subnet to configure.
+Value formats are checked here; rules that need several keys or the catalog live in validate_oci.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, StrictInt, field_validator
+
+from gpufabric.config.base import ConfigModel
+
+# OCID: ocid1.<resource type>.<realm>.[region][.future use].<unique id>
+# [P] docs.oracle.com/iaas/Content/General/Concepts/identifiers.htm
+OCID_RE = re.compile(
+    r"^ocid1\.(?P<type>[a-z0-9]+)\.oc[0-9]+\.[a-z0-9-]*(\.[a-z0-9-]*)?\.[a-z0-9]+$"
+)
+_SSH_KEY_RE = re.compile(
+    r"^(ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( \S.*)?$"
+)
+# [P] pulumi-oci 5.5.0 lustre/file_storage_lustre_file_system.py: MBPS_PER_TB_125 ... 1000
+LustreTier = Literal["MBPS_PER_TB_125", "MBPS_PER_TB_250", "MBPS_PER_TB_500", "MBPS_PER_TB_1000"]
+
+
+def ocid_type(value: str) -> str | None:
+    """The resource type of an OCID ('compartment', 'image', ...), or None if not an OCID."""
+    match = OCID_RE.match(value)
+    return match["type"] if match else None
+
+
+def _ocid(value: str, *types: str) -> str:
+    kind = ocid_type(value)
+    if kind is None or (types and kind not in types):
+        want = " or ".join(f"ocid1.{t}.oc1..." for t in types) if types else "an OCID"
+        raise ValueError(f"must be {want}")
+    return value
+
+
+class OciSettings(ConfigModel):
+    """`gpufabric:oci`: what only OCI has."""
+
+    compartment_id: str | None = None
+    """Compartment OCID that holds every resource (the tenancy OCID for the root). Required."""
+    image_id: str | None = None
+    """Image OCID for the GPU nodes (an OCI GPU image of the region, with the RDMA drivers). Required."""
+    ssh_public_key: str | None = None
+    """Public key put in every node's metadata (ssh_authorized_keys). Required."""
+    hpc_island_id: str | None = None
+    """Place every node inside this HPC island (cluster_configuration.hpc_island_id)."""
+    network_block_ids: list[str] = []
+    """...and inside these network blocks of that island (needs hpcIslandId)."""
+    max_cluster_network_nodes: StrictInt | None = Field(default=None, ge=1)
+    """The number of nodes your tenancy's service limits allow in one cluster network; set it
+    and the plan refuses more nodes before OCI does (OCI publishes no fixed number)."""
+
+    @field_validator("compartment_id")
+    @classmethod
+    def _compartment(cls, value: str | None) -> str | None:
+        return None if value is None else _ocid(value, "compartment", "tenancy")
+
+    @field_validator("image_id")
+    @classmethod
+    def _image(cls, value: str | None) -> str | None:
+        return None if value is None else _ocid(value, "image")
+
+    @field_validator("hpc_island_id")
+    @classmethod
+    def _island(cls, value: str | None) -> str | None:
+        return None if value is None else _ocid(value)
+
+    @field_validator("network_block_ids")
+    @classmethod
+    def _blocks(cls, value: list[str]) -> list[str]:
+        for item in value:
+            _ocid(item)
+        if len(set(value)) != len(value):
+            raise ValueError("lists a network block twice")
+        return value
+
+    @field_validator("ssh_public_key")
+    @classmethod
+    def _ssh_key(cls, value: str | None) -> str | None:
+        if value is not None and ("\n" in value.strip() or not _SSH_KEY_RE.match(value.strip())):
+            raise ValueError("must be one OpenSSH public key line (ssh-ed25519 AAAA... comment)")
+        return None if value is None else value.strip()
+
+
+class OciLustreConfig(ConfigModel):
+    """OCI File Storage with Lustre, in the nodes' availability domain."""
+
+    type: Literal["oci-lustre"]
+    capacity_gb: StrictInt = 31200
+    """Capacity in GB: 31,200, then steps of 10,400 to 124,800, then steps of 41,600."""
+    performance_tier: str = "MBPS_PER_TB_125"
+    file_system_name: str = "lustre"
+    mount_point: str = "/lustre"
+    kms_key_id: str | None = None
+    """Vault key OCID that encrypts the file system at rest; Oracle-managed keys if unset."""
+    availability_domain: str | None = None
+    """The file system's availability domain; unset means gpufabric:zone (the nodes' AD)."""

@@ -1,0 +1,142 @@
+"""Nebius rules: project, region, InfiniBand fabric, capacity, shared filesystem.
+
+Facts and their sources: cloud-facts-more.md N.1-N.5 (pulumi-nebius 0.6.73, Nebius docs and
+nebius/nebius-solution-library).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpufabric.catalog import InstanceType
+from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.config.nebius import NebiusFilesystemConfig
+from gpufabric.errors import ConfigError
+
+# InfiniBand fabric -> region, where a Nebius-published file names both.
+# [P] nebius/nebius-solution-library@b2a14f03 k8s-training/locals.tf (cloud-facts-more.md N.1).
+# Other fabric names pass unchecked: Nebius support names the right one for your capacity.
+FABRIC_REGION = {
+    "fabric-3": "eu-north1",
+    "fabric-5": "eu-west1",
+    "eu-north2-a": "eu-north2",
+    "us-central1-a": "us-central1",
+}
+# [P] pulumi-nebius compute_v1_filesystem.py: block_size_bytes 4 KiB-128 KiB, a power of 2
+BLOCK_SIZES = tuple(2**n for n in range(12, 18))
+FILESYSTEM_TYPES = ("NETWORK_SSD", "NETWORK_HDD", "WEKA", "VAST")
+_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+\d+$")
+_MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")
+_RESERVATION_RE = re.compile(r"^[a-z][a-z0-9-]{2,62}$")
+_FOREIGN = ("aws", "gcp", "azure", "oci")
+
+
+def check_nebius(cfg: StackConfig, itype: InstanceType) -> None:
+    assert itype.nebius is not None
+    for other in _FOREIGN:
+        if other in cfg.model_fields_set:
+            raise ConfigError(
+                f"gpufabric:{other}",
+                "(set)",
+                f"{cfg.instance_type} is a Nebius platform/preset: use gpufabric:nebius",
+            )
+    settings = cfg.nebius
+    for key, value, what in (
+        ("projectId", settings.project_id, "the project that owns every resource"),
+        ("infinibandFabric", settings.infiniband_fabric, "the GPU cluster's InfiniBand fabric"),
+        ("sshPublicKey", settings.ssh_public_key, "the admin public key for the nodes"),
+    ):
+        if value is None:
+            raise ConfigError(f"gpufabric:nebius.{key}", None, f"required on Nebius: {what}")
+    _check_region(cfg)
+    if cfg.node_group != "instances":
+        raise ConfigError(
+            "gpufabric:nodeGroup",
+            cfg.node_group,
+            "on Nebius use instances: each VM joins the GPU cluster when it is created",
+        )
+    _check_capacity(cfg)
+    if cfg.network.egress != "none":
+        raise ConfigError(
+            "gpufabric:network.egress",
+            cfg.network.egress,
+            "gpufabric builds no NAT on Nebius: use none (gpufabric:nebius.publicIp gives each "
+            "node its own address)",
+        )
+    if cfg.root_volume.kms_key_id is not None:
+        raise ConfigError(
+            "gpufabric:rootVolume.kmsKeyId",
+            cfg.root_volume.kms_key_id,
+            "an AWS KMS key; it does not apply on Nebius",
+        )
+    _check_storage(cfg)
+
+
+def _check_region(cfg: StackConfig) -> None:
+    if not _REGION_RE.match(cfg.zone):
+        raise ConfigError("gpufabric:zone", cfg.zone, "expected a Nebius region like eu-north1")
+    if cfg.zone != cfg.region:
+        raise ConfigError(
+            "gpufabric:zone",
+            cfg.zone,
+            f"Nebius has no zones below a region: use the region {cfg.region}",
+        )
+    fabric = cfg.nebius.infiniband_fabric or ""
+    home = FABRIC_REGION.get(fabric)
+    if home is not None and home != cfg.region:
+        raise ConfigError(
+            "gpufabric:nebius.infinibandFabric",
+            fabric,
+            f"this fabric is in {home}, not in the stack's region {cfg.region}",
+        )
+
+
+def _check_capacity(cfg: StackConfig) -> None:
+    cap = cfg.capacity
+    if cap.type == "capacity-block":
+        raise ConfigError(
+            "gpufabric:capacity.type",
+            cap.type,
+            "capacity blocks are AWS; on Nebius use on-demand or reservation "
+            "(a capacity block group id from your Nebius manager)",
+        )
+    if cap.reservation_id is not None and not _RESERVATION_RE.match(cap.reservation_id):
+        raise ConfigError(
+            "gpufabric:capacity.reservationId",
+            cap.reservation_id,
+            "must be a Nebius reservation (capacity block group) id",
+        )
+
+
+def _check_storage(cfg: StackConfig) -> None:
+    storage = cfg.storage
+    if isinstance(storage, NoStorage):
+        return
+    if not isinstance(storage, NebiusFilesystemConfig):
+        raise ConfigError(
+            "gpufabric:storage.type", storage.type, "on Nebius use nebius-filesystem or none"
+        )
+    key = "gpufabric:storage"
+    if storage.filesystem_type not in FILESYSTEM_TYPES:
+        raise ConfigError(
+            f"{key}.filesystemType",
+            storage.filesystem_type,
+            f"one of {', '.join(FILESYSTEM_TYPES)}",
+        )
+    if storage.size_gib < 1:
+        raise ConfigError(f"{key}.sizeGib", storage.size_gib, "must be at least 1 GiB")
+    if storage.block_size_bytes not in BLOCK_SIZES:
+        raise ConfigError(
+            f"{key}.blockSizeBytes",
+            storage.block_size_bytes,
+            "a power of two from 4096 to 131072 (4 KiB-128 KiB)",
+        )
+    if not _MOUNT_TAG_RE.match(storage.mount_tag):
+        raise ConfigError(
+            f"{key}.mountTag",
+            storage.mount_tag,
+            "lowercase letters, digits or '-', starting with a letter",
+        )
+    path = storage.mount_point
+    if not path.startswith("/") or path == "/" or any(c.isspace() for c in path):
+        raise ConfigError(f"{key}.mountPoint", path, "must be an absolute directory other than /")

@@ -1,0 +1,134 @@
+"""OCI and Nebius plans: the real program under mocks builds the fabric the stack asks for."""
+
+from __future__ import annotations
+
+import pytest
+from tests.pulumi.plans import plan_for
+
+from gpufabric.catalog import lookup
+from gpufabric.clouds.nebius.cluster import NebiusClusterArgs
+from gpufabric.clouds.nebius.cluster import _check_args as nebius_check
+from gpufabric.clouds.oci.cluster import OciClusterArgs
+from gpufabric.clouds.oci.cluster import _check_args as oci_check
+from gpufabric.clouds.oci.nodes import RDMA_PLUGINS
+from gpufabric.plan.summary import fabric_summary
+
+OCI_CN = "oci:Core/clusterNetwork:ClusterNetwork"
+OCI_CONF = "oci:Core/instanceConfiguration:InstanceConfiguration"
+OCI_LUSTRE = "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
+OCI_SUBNET = "oci:Core/subnet:Subnet"
+NEB_GC = "nebius:index/computeV1GpuCluster:ComputeV1GpuCluster"
+NEB_VM = "nebius:index/computeV1Instance:ComputeV1Instance"
+NEB_FS = "nebius:index/computeV1Filesystem:ComputeV1Filesystem"
+ISLAND = "ocid1.computehpcisland.oc1.iad.aaaaaaaaisland"
+BLOCK = "ocid1.computenetworkblock.oc1.iad.aaaaaaaablock"
+RES = "ocid1.capacityreservation.oc1.iad.aaaaaaaares"
+
+
+def test_oci_cluster_network_holds_every_node_in_the_ad() -> None:
+    plan = plan_for("oci-h100")
+    (cn,) = plan.of_type(OCI_CN)
+    (pool,) = cn.inputs["instancePools"]
+    (conf,) = plan.of_type(OCI_CONF)
+    assert pool["size"] == 16 and pool["instanceConfigurationId"] == conf.id
+    place = cn.inputs["placementConfiguration"]
+    assert place["availabilityDomain"] == "Uocm:US-ASHBURN-AD-1"
+    subnets = {s.id: s for s in plan.of_type(OCI_SUBNET)}
+    front = subnets[place["primaryVnicSubnets"]["subnetId"]]
+    assert front.inputs["cidrBlock"] == "10.0.0.0/18" and front.inputs["prohibitPublicIpOnVnic"]
+    assert "clusterConfiguration" not in cn.inputs  # no island asked for
+
+
+def test_oci_nodes_get_rdma_plugins_and_no_public_ip() -> None:
+    (conf,) = plan_for("oci-h100").of_type(OCI_CONF)
+    launch = conf.inputs["instanceDetails"]["launchDetails"]
+    assert launch["shape"] == "BM.GPU.H100.8"
+    plugins = {p["name"]: p["desiredState"] for p in launch["agentConfig"]["pluginsConfigs"]}
+    assert plugins == dict.fromkeys(RDMA_PLUGINS, "ENABLED")
+    assert launch["createVnicDetails"]["assignPublicIp"] is False
+    assert launch["metadata"]["ssh_authorized_keys"].startswith("ssh-ed25519 ")
+    assert launch["instanceOptions"]["areLegacyImdsEndpointsDisabled"] is True
+
+
+def test_oci_lustre_sits_in_the_nodes_ad_on_the_storage_subnet() -> None:
+    plan = plan_for("oci-h100")
+    (fs,) = plan.of_type(OCI_LUSTRE)
+    subnets = {s.id: s for s in plan.of_type(OCI_SUBNET)}
+    assert fs.inputs["availabilityDomain"] == "Uocm:US-ASHBURN-AD-1"
+    assert subnets[fs.inputs["subnetId"]].inputs["cidrBlock"] == "10.0.64.0/24"
+    assert fs.inputs["capacityInGbs"] == 31200
+    storage = plan.outputs["storage"]
+    assert storage["mountCommand"].startswith("mount -t lustre ") and storage["mountPoint"] == "/lustre"
+
+
+def test_oci_island_blocks_and_reservation_reach_the_resources() -> None:
+    plan = plan_for(
+        "oci-h100",
+        f'gpufabric:oci={{"compartmentId": "ocid1.compartment.oc1..aaaaaaaac", "imageId": '
+        f'"ocid1.image.oc1.iad.aaaaaaaai", "sshPublicKey": "ssh-ed25519 AAAAC3Nza x", '
+        f'"hpcIslandId": "{ISLAND}", "networkBlockIds": ["{BLOCK}"]}}',
+        f'gpufabric:capacity={{"type": "reservation", "reservationId": "{RES}"}}',
+    )
+    (cn,) = plan.of_type(OCI_CN)
+    assert cn.inputs["clusterConfiguration"] == {"hpcIslandId": ISLAND, "networkBlockIds": [BLOCK]}
+    (conf,) = plan.of_type(OCI_CONF)
+    assert conf.inputs["instanceDetails"]["launchDetails"]["capacityReservationId"] == RES
+
+
+def test_oci_outputs_say_how_to_find_the_nodes() -> None:
+    out = plan_for("oci-h100").outputs
+    inv = out["inventory"]
+    assert inv["cloud"] == "oci" and inv["fabric"] == "roce" == out["fabric"]
+    assert inv["discovery"]["instancePoolId"] == "<oci-h100-cn.pool0.id>"
+    assert out["network"]["rdma"]["hcas"] == lookup("BM.GPU.H100.8").oci.rdma_hcas  # type: ignore[union-attr]
+    facts = dict(fabric_summary(plan_for("oci-h100")))
+    assert "same AD as the nodes" in facts["Storage"]
+
+
+def test_nebius_every_vm_joins_the_gpu_cluster_with_the_filesystem() -> None:
+    plan = plan_for("nebius-h100")
+    (gc,) = plan.of_type(NEB_GC)
+    (fs,) = plan.of_type(NEB_FS)
+    vms = plan.of_type(NEB_VM)
+    assert gc.inputs["infinibandFabric"] == "fabric-3" and len(vms) == 16
+    for vm in vms:
+        assert vm.inputs["gpuCluster"] == {"id": gc.id}
+        assert vm.inputs["resources"] == {"platform": "gpu-h100-sxm", "preset": "8gpu-128vcpu-1600gb"}
+        (attached,) = vm.inputs["filesystems"]
+        assert attached["existingFilesystem"] == {"id": fs.id} and attached["mountTag"] == "shared"
+        assert "publicIpAddress" not in vm.inputs["networkInterfaces"][0]
+        assert "virtiofs" in vm.inputs["cloudInitUserData"]["value"]  # the SDK marks it secret
+    assert fs.inputs["sizeGibibytes"] == 10240 and fs.inputs["type"] == "NETWORK_SSD"
+
+
+def test_nebius_reservation_is_strict() -> None:
+    plan = plan_for("nebius-h100", 'gpufabric:capacity={"type": "reservation", "reservationId": "cbg-e00abc"}')
+    for vm in plan.of_type(NEB_VM):
+        assert vm.inputs["reservationPolicy"] == {"policy": "STRICT", "reservationIds": ["cbg-e00abc"]}
+
+
+def test_nebius_outputs_say_how_to_find_the_nodes() -> None:
+    out = plan_for("nebius-h100").outputs
+    inv = out["inventory"]
+    assert inv["cloud"] == "nebius" and inv["fabric"] == "infiniband"
+    assert inv["discovery"]["projectId"] == "project-e00replacewithyourproject"
+    assert inv["ncclTopologyFile"] == "/var/run/nvidia-topologyd/virtualTopology.xml"
+    assert len(out["nodes"]["instances"]) == 16
+
+
+def test_components_refuse_another_clouds_type() -> None:
+    cfg = plan_for("oci-h100").config
+    with pytest.raises(ValueError, match=r"^OciClusterArgs\.instance: .* is a nebius type"):
+        oci_check(cfg, lookup("gpu-h100-sxm/8gpu-128vcpu-1600gb"))
+    ncfg = plan_for("nebius-h100").config
+    with pytest.raises(ValueError, match=r"^NebiusClusterArgs\.instance: .* is a oci type"):
+        nebius_check(ncfg, lookup("BM.GPU.H100.8"))
+    assert OciClusterArgs(config=cfg, instance=lookup("BM.GPU.H100.8")).config is cfg
+    assert NebiusClusterArgs(config=ncfg, instance=lookup(ncfg.instance_type)).config is ncfg
+
+
+def test_component_refuses_unvalidated_storage() -> None:
+    cfg = plan_for("nebius-h100").config
+    bad = cfg.model_copy(update={"nebius": cfg.nebius.model_copy(update={"ssh_public_key": None})})
+    with pytest.raises(ValueError, match="ssh_public_key: required"):
+        nebius_check(bad, lookup(cfg.instance_type))
