@@ -12,7 +12,7 @@ from tests.pulumi.plans import REPO, plan_for
 from gpufabric.catalog import lookup
 from gpufabric.clouds.gcp.cluster import _check_args
 from gpufabric.clouds.gcp.nodes import nic_layout
-from gpufabric.errors import UserError
+from gpufabric.errors import ConfigError, UserError
 from gpufabric.plan import Plan, PlannedResource, run_plan
 from gpufabric.plan.summary import fabric_summary
 
@@ -84,9 +84,14 @@ def test_a3_mega_collocated_placement_holds_every_node() -> None:
     assert {i.inputs["resourcePolicies"] for i in plan.of_type(INSTANCE)} == {policy.id}
 
 
-def test_a3_mega_mtu_is_the_documented_8244_everywhere() -> None:
+def test_a3_mega_gpu_vpcs_keep_8244_and_the_lustre_host_vpc_gets_8896() -> None:
     plan = plan_for(MEGA)
-    assert {n.inputs["mtu"] for n in plan.of_type(NETWORK)} == {8244}
+    mtus = {n.name: n.inputs["mtu"] for n in plan.of_type(NETWORK)}
+    assert mtus.pop(f"{MEGA}-host-0") == 8896  # Managed Lustre's VPC guide
+    assert set(mtus.values()) == {8244} and len(mtus) == 8
+    assert plan.outputs["network"]["hostMtu"] == 8896 and plan.outputs["network"]["mtu"] == 8244
+    bare = plan_for(MEGA, 'gpufabric:storage={"type": "none"}')
+    assert {n.inputs["mtu"] for n in bare.of_type(NETWORK)} == {8244}
 
 
 def test_mtu_override_applies_to_every_vpc() -> None:
@@ -146,7 +151,10 @@ def test_nodes_terminate_on_maintenance_and_are_shielded() -> None:
 
 def test_reservation_is_a_specific_affinity_by_name() -> None:
     plan = plan_for(
-        MEGA, "gpufabric:capacity.type=reservation", "gpufabric:capacity.reservationId=a3m-res"
+        MEGA,
+        "gpufabric:capacity.type=reservation",
+        "gpufabric:capacity.reservationId=a3m-res",
+        "gpufabric:gcp.maxDistance=null",
     )
     expected = {
         "type": "SPECIFIC_RESERVATION",
@@ -425,7 +433,11 @@ def test_fabric_summary_reads_the_wiring_back() -> None:
     mega = dict(fabric_summary(plan_for(MEGA)))
     assert mega["VPC networks"].startswith("9 (9 regular")
     assert "exactly one NIC in each of the 9 VPCs" in mega["NICs per node"]
-    assert "COLLOCATED, vmCount 16" in mega["Placement"]
+    assert (
+        "1 new compact placement policy (collocation COLLOCATED, maxDistance 2)"
+        in mega["Placement"]
+    )
+    assert "vmCount 16" in mega["Placement"]
     assert "same zone as the nodes" in mega["Storage"]
     ultra = dict(fabric_summary(plan_for(ULTRA)))
     assert "europe-west1-b-vpc-roce" in ultra["VPC networks"]
@@ -449,3 +461,71 @@ def test_a3_mega_as_a_managed_group_uses_a_workload_policy_and_a_nine_nic_templa
     assert one(plan, POLICY).inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT"}
     assert one(plan, MIG).inputs["targetSize"] == 16
     assert not plan.of_type(INSTANCE)
+
+
+def test_300_a3_mega_nodes_get_two_compact_policies_of_at_most_256() -> None:
+    plan = plan_for(MEGA, "gpufabric:nodes=300")
+    policies = sorted(plan.of_type(POLICY), key=lambda p: p.name)
+    assert [p.name for p in policies] == [f"{MEGA}-placement-0", f"{MEGA}-placement-1"]
+    assert [p.inputs["groupPlacementPolicy"]["vmCount"] for p in policies] == [256, 44]
+    assert {p.inputs["groupPlacementPolicy"]["maxDistance"] for p in policies} == {2}
+    by_node = {i.name: i.inputs["resourcePolicies"] for i in plan.of_type(INSTANCE)}
+    assert by_node[f"{MEGA}-node-0255"] == policies[0].id
+    assert by_node[f"{MEGA}-node-0256"] == policies[1].id
+    counts = [list(by_node.values()).count(p.id) for p in policies]
+    assert counts == [256, 44]
+    placement = dict(fabric_summary(plan))["Placement"]
+    assert placement.startswith("2 new compact placement policies (collocation COLLOCATED")
+    assert "256 + 44 VMs" in placement and "not guaranteed to be close" in placement
+    assert plan.outputs["network"]["placementPolicy"]["names"] == [p.name for p in policies]
+
+
+def test_max_distance_1_holds_22_vms_per_policy() -> None:
+    plan = plan_for(
+        ULTRA,
+        "gpufabric:nodeGroup=instances",
+        "gpufabric:nodes=30",
+        "gpufabric:gcp.maxDistance=1",
+        "gpufabric:gcp.maxTopologyDistance=null",
+    )
+    sizes = sorted(p.inputs["groupPlacementPolicy"]["vmCount"] for p in plan.of_type(POLICY))
+    assert sizes == [8, 22]
+
+
+def test_dense_reservation_is_reservation_bound_and_keeps_its_compact_policy() -> None:
+    template = one(plan_for(ULTRA), TEMPLATE)
+    assert template.inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
+    ondemand = plan_for(ULTRA, 'gpufabric:capacity={"type": "on-demand"}')
+    assert one(ondemand, TEMPLATE).inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    instances = plan_for(
+        ULTRA, "gpufabric:nodeGroup=instances", "gpufabric:gcp.maxTopologyDistance=null"
+    )
+    assert {i.inputs["scheduling"]["provisioningModel"] for i in instances.of_type(INSTANCE)} == {
+        "RESERVATION_BOUND"
+    }
+    policy = one(instances, POLICY)
+    assert {i.inputs["resourcePolicies"] for i in instances.of_type(INSTANCE)} == {policy.id}
+
+
+def test_plain_reservation_gets_no_external_compact_policy() -> None:
+    plan = plan_for(
+        MEGA,
+        'gpufabric:capacity={"type": "reservation", "reservationId": "a3m-res"}',
+        "gpufabric:gcp.maxDistance=null",
+    )
+    assert plan.of_type(POLICY) == []
+    for node in plan.of_type(INSTANCE):
+        assert "resourcePolicies" not in node.inputs
+        assert node.inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    placement = dict(fabric_summary(plan))["Placement"]
+    assert placement.startswith("none created: the reservation's own placement (a3m-res")
+    assert plan.outputs["network"]["placementPolicy"]["source"] == "reservation"
+    from gpufabric.policies.offline import check_plan
+
+    assert check_plan(plan) == []
+
+
+def test_plain_reservation_with_max_distance_is_refused_before_any_resource() -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_for(MEGA, 'gpufabric:capacity={"type": "reservation", "reservationId": "a3m-res"}')
+    assert err.value.key == "gpufabric:gcp.maxDistance"

@@ -8,6 +8,12 @@ import pytest
 
 from gpufabric.catalog import lookup
 from gpufabric.config import parse
+from gpufabric.config.gcp_placement import (
+    compact_placement,
+    compact_policy_limit,
+    policy_sizes,
+    provisioning_model,
+)
 from gpufabric.config.validate_gcp import LUSTRE_CAPACITY, gpu_subnets
 from gpufabric.errors import ConfigError
 
@@ -73,8 +79,9 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         "reservation name",
     ),
     (
-        "shared reservation with compact placement",
+        "shared dense reservation with compact placement",
         {
+            "gpufabric:instanceType": "a3-ultragpu-8g",
             "gpufabric:nodeGroup": "instances",
             "gpufabric:capacity": {
                 "type": "reservation",
@@ -83,6 +90,16 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         },
         "gpufabric:capacity.reservationId",
         "single-project reservations",
+    ),
+    (
+        "maxDistance on a plain reservation",
+        {
+            "gpufabric:nodeGroup": "instances",
+            "gpufabric:capacity": {"type": "reservation", "reservationId": "a3m-res"},
+            "gpufabric:gcp": {**GCP, "maxDistance": 2},
+        },
+        "gpufabric:gcp.maxDistance",
+        "plain reservation is placed by the policy it was created with",
     ),
     (
         "AWS storage type on GCP",
@@ -280,3 +297,46 @@ def test_a3_ultra_takes_maxdistance_1_but_a3_mega_does_not() -> None:
         "gpufabric:gcp": {**GCP, "maxDistance": 1},
     }
     assert parse(ultra, "s").gcp.max_distance == 1
+
+
+def test_plain_reservation_without_max_distance_parses() -> None:
+    raw = {
+        **BASE,
+        "gpufabric:nodeGroup": "instances",
+        "gpufabric:capacity": {"type": "reservation", "reservationId": "a3m-res"},
+    }
+    assert parse(raw, "s").capacity.reservation_id == "a3m-res"
+
+
+@pytest.mark.parametrize(
+    ("machine", "distance", "limit"),
+    [("a3-megagpu-8g", 1, 22), ("a3-megagpu-8g", 2, 256), ("a3-ultragpu-8g", 2, 256),
+     ("a4-highgpu-8g", 2, 150), ("a3-megagpu-8g", 3, 1500), ("a4-highgpu-8g", None, 1500)],
+)  # fmt: skip
+def test_compact_policy_limits_follow_cluster_toolkit(
+    machine: str, distance: int | None, limit: int
+) -> None:
+    assert compact_policy_limit(lookup(machine), distance) == limit
+
+
+@pytest.mark.parametrize(
+    ("nodes", "limit", "sizes"),
+    [(16, 256, [16]), (256, 256, [256]), (300, 256, [256, 44]), (50, 22, [22, 22, 6])],
+)
+def test_policy_sizes_fill_policies_to_the_limit(nodes: int, limit: int, sizes: list[int]) -> None:
+    assert policy_sizes(nodes, limit) == sizes
+
+
+def test_policy_sizes_refuse_nonsense() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        policy_sizes(0, 256)
+
+
+def test_dense_reservations_are_reservation_bound_and_plain_ones_standard() -> None:
+    ultra, mega = lookup("a3-ultragpu-8g"), lookup("a3-megagpu-8g")
+    assert provisioning_model(ultra, "a3u-res") == "RESERVATION_BOUND"
+    assert provisioning_model(ultra, None) == "STANDARD"
+    assert provisioning_model(mega, "a3m-res") == "STANDARD"
+    assert compact_placement(mega, 16, None, "a3m-res").source == "reservation"
+    assert compact_placement(mega, 16, None, "a3m-res").sizes == []
+    assert compact_placement(ultra, 300, 2, "a3u-res").sizes == [256, 44]

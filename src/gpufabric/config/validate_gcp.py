@@ -12,6 +12,7 @@ import re
 
 from gpufabric.catalog import InstanceType
 from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
+from gpufabric.config.gcp_placement import dense_reservation
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
 
@@ -57,7 +58,7 @@ def check_gcp(cfg: StackConfig, itype: InstanceType) -> None:
             "gpufabric:gcp.project", None, "required on GCP: the project id (same as gcp:project)"
         )
     _check_zone(cfg)
-    _check_capacity(cfg)
+    _check_capacity(cfg, itype)
     _check_placement(cfg, itype)
     _check_gpu_network(cfg, itype)
     _check_labels(cfg)
@@ -83,7 +84,7 @@ def _check_zone(cfg: StackConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig) -> None:
+def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
     cap = cfg.capacity
     if cap.type == "capacity-block":
         raise ConfigError(
@@ -103,8 +104,23 @@ def _check_capacity(cfg: StackConfig) -> None:
             "must be a reservation name (e.g. a3mega-res), optionally "
             "projects/PROJECT/reservations/NAME[/reservationBlocks/BLOCK]",
         )
+    if cfg.node_group != "instances":
+        return
+    if not dense_reservation(itype):
+        # a plain reservation takes no external compact placement policy: its VMs are placed
+        # by the policy the reservation was created with ([P] cluster-toolkit resume.py
+        # update_reservation_props: "vanilla reservations don't support external policies")
+        if cfg.gcp.max_distance is not None:
+            raise ConfigError(
+                "gpufabric:gcp.maxDistance",
+                cfg.gcp.max_distance,
+                f"{itype.name} on reservation {rid} takes no compact placement policy of ours "
+                "(a plain reservation is placed by the policy it was created with); leave "
+                "maxDistance unset, or give the reservation a compact policy when you create it",
+            )
+        return
     shared_from = match["project"]
-    if shared_from and shared_from != cfg.gcp.project and cfg.node_group == "instances":
+    if shared_from and shared_from != cfg.gcp.project:
         raise ConfigError(
             "gpufabric:capacity.reservationId",
             rid,

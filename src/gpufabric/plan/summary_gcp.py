@@ -43,7 +43,7 @@ def summarise_gcp(plan: Plan) -> Facts:
     ]
     nodes = plan.of_type(INSTANCE) or plan.of_type(TEMPLATE)
     facts.append(("NICs per node", _nics(nodes, subnets, len(networks))))
-    facts.append(("Placement", _placement(plan.of_type(POLICY))))
+    facts.append(("Placement", _placement(plan)))
     groups = plan.of_type(GROUP)
     if groups:
         group = groups[0].inputs
@@ -101,24 +101,44 @@ def _nics(nodes: list[PlannedResource], subnets: dict[str, PlannedResource], cou
     return f"{sum(kinds.values())}: {per_type}; {reach}"
 
 
-def _placement(policies: list[PlannedResource]) -> str:
+def _placement(plan: Plan) -> str:
+    """Where placement comes from and how many policies the nodes land in."""
+    policies = plan.of_type(POLICY)
+    compact = [p for p in policies if p.inputs.get("groupPlacementPolicy")]
+    workload = [p for p in policies if p.inputs.get("workloadPolicy")]
     described = []
-    for policy in policies:
-        group = policy.inputs.get("groupPlacementPolicy")
-        workload = policy.inputs.get("workloadPolicy")
-        if group:
-            extra = f", maxDistance {group['maxDistance']}" if "maxDistance" in group else ""
+    for policy in workload:
+        spec = policy.inputs["workloadPolicy"]
+        extra = (
+            f", maxTopologyDistance {spec['maxTopologyDistance']}"
+            if "maxTopologyDistance" in spec
+            else ""
+        )
+        described.append(f"{policy.name}: workload policy {spec.get('type')}{extra} (new)")
+    if compact:
+        group = compact[0].inputs["groupPlacementPolicy"]
+        extra = f", maxDistance {group['maxDistance']}" if "maxDistance" in group else ""
+        sizes = " + ".join(str(p.inputs["groupPlacementPolicy"].get("vmCount")) for p in compact)
+        count = len(compact)
+        head = (
+            f"{count} new compact placement polic{'ies' if count > 1 else 'y'} "
+            f"(collocation {group.get('collocation')}{extra}): "
+        )
+        if count == 1:
+            described.append(f"{head}{compact[0].name}, vmCount {sizes}")
+        else:
             described.append(
-                f"{policy.name}: compact, collocation {group.get('collocation')}, "
-                f"vmCount {group.get('vmCount')}{extra}"
+                f"{head}{sizes} VMs; nodes in different policies are not guaranteed to be close"
             )
-        elif workload:
-            extra = (
-                f", maxTopologyDistance {workload['maxTopologyDistance']}"
-                if "maxTopologyDistance" in workload
-                else ""
+    instances = plan.of_type(INSTANCE)
+    if not policies and instances:
+        reserved = instances[0].inputs.get("reservationAffinity")
+        if reserved:
+            values = reserved.get("specificReservation", {}).get("values", [])
+            described.append(
+                "none created: the reservation's own placement "
+                f"({', '.join(values)}; a plain reservation takes no external policy)"
             )
-            described.append(f"{policy.name}: workload policy {workload.get('type')}{extra}")
     return "; ".join(described) or "none"
 
 

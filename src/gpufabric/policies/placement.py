@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from gpufabric.config.gcp_placement import DENSE_RESERVATION_TYPES
 from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig
 from gpufabric.policies.nodes import (
     AWS_GROUP,
@@ -15,6 +16,7 @@ from gpufabric.policies.nodes import (
     GCP_TEMPLATES,
     Node,
     gpu_nodes,
+    instance_type,
 )
 
 AWS_PLACEMENT = "aws:ec2/placementGroup:PlacementGroup"
@@ -54,8 +56,9 @@ def _aws(stack: Stack, node: Node) -> str:
 
 
 def _gcp(stack: Stack, node: Node) -> str:
-    """A COLLOCATED group placement policy on the instance / template, or a HIGH_THROUGHPUT
-    workload policy on the managed instance group (how A3 Ultra / A4 groups are packed)."""
+    """A COLLOCATED group placement policy on the instance / template, a HIGH_THROUGHPUT
+    workload policy on the managed instance group (how A3 Ultra / A4 groups are packed), or a
+    specific reservation, whose own policy places the nodes."""
     refs: list[tuple[Resource, object]] = []
     for owner in {
         node.definition.label: node.definition,
@@ -64,6 +67,12 @@ def _gcp(stack: Stack, node: Node) -> str:
         for ref in as_list(owner.props.get("resourcePolicies")):
             refs += [(owner, r) for r in (ref.values() if isinstance(ref, Mapping) else [ref])]
     if not refs:
+        reserved = dig(node.definition.props, "reservationAffinity", "type")
+        machine = str(instance_type(node.definition) or "").rsplit("/", 1)[-1]
+        if reserved == "SPECIFIC_RESERVATION" and machine not in DENSE_RESERVATION_TYPES:
+            # a plain reservation takes no external policy: it is placed by its own (Cluster
+            # Toolkit resume.py, update_reservation_props), which this stack cannot read
+            return ""
         kind = "template" if node.definition.type in GCP_TEMPLATES else "instance"
         return f"GPU {kind} {node.definition.name} has no compact placement resource policy"
     for owner, ref in refs:

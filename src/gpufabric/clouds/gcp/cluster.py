@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 
 from gpufabric.catalog import InstanceType
-from gpufabric.clouds.gcp.network import build_network
+from gpufabric.clouds.gcp.network import build_network, vpc_mtus
 from gpufabric.clouds.gcp.nodes import ROLE_LABEL, build_nodes, nic_layout
 from gpufabric.clouds.gcp.storage import build_storage
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
@@ -37,7 +37,7 @@ class GcpCluster(pulumi.ComponentResource):
         cfg, itype = args.config, args.instance
         _check_args(cfg, itype)
         assert itype.gcp is not None and cfg.gcp.project is not None
-        mtu = cfg.gcp.mtu or itype.gcp.mtu
+        host_mtu, mtu = vpc_mtus(cfg, itype)
         labels = {CLUSTER_LABEL: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
 
         net = build_network(cfg, itype, labels, self)
@@ -54,22 +54,25 @@ class GcpCluster(pulumi.ComponentResource):
                 *[f.name for f in net.firewalls],
                 *([net.roce_guard.policy.name] if net.roce_guard else []),
             ),
-            placement=nodes.placement.name,
+            placement=pulumi.Output.all(*[policy.name for policy in nodes.placement]),
         ).apply(
             lambda v: {
                 "vpcId": v["vpc"],
                 "zone": cfg.zone,
                 "networks": list(v["networks"]),
                 "subnets": dict(v["subnets"]),
-                "mtu": mtu,
+                "mtu": mtu,  # the GPU VPCs
+                "hostMtu": host_mtu,  # the host VPCs (Managed Lustre's network)
                 "rdmaNetworkProfile": net.roce_profile,
                 "nics": [{"subnet": s.role, "nicType": s.nic_type} for s in nic_layout(itype)],
                 "firewalls": list(v["firewalls"]),
                 "placementPolicy": {
-                    "name": v["placement"],
+                    "names": list(v["placement"]),
                     "kind": "workload-high-throughput"
                     if cfg.node_group == "group"
                     else "compact-collocated",
+                    # new-policies: created here; reservation: the reservation's own placement
+                    "source": nodes.placement_source,
                 },
             }
         )

@@ -8,8 +8,10 @@ Node group (docs/gcp.md, "Node group"):
   "use compact placement policies for instances that are created individually or in bulk,
   and use workload policies for MIGs" ([P] cloud.google.com/ai-hypercomputer/docs/
   placement-policy-and-workload-policy; [P] compute/docs/instance-groups/about-workload-policies).
-- `instances`: one compute instance per node, all attached to one compact placement policy
-  (collocation COLLOCATED, vmCount = nodes, optional maxDistance).
+- `instances`: one compute instance per node, attached to a compact placement policy
+  (collocation COLLOCATED, optional maxDistance). One policy holds a limited number of VMs
+  (config/gcp_placement.py): larger clusters get several policies, in node order. On a plain (not dense)
+  reservation no policy is created: the reservation's own placement applies.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pulumi_gcp.compute as compute
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
 from gpufabric.config import StackConfig
+from gpufabric.config.gcp_placement import compact_placement, provisioning_model
 
 NicType = Literal["GVNIC", "MRDMA"]
 ROLE_LABEL = ("gpufabric-role", "gpu-node")
@@ -49,7 +52,11 @@ def nic_layout(itype: InstanceType) -> list[NicSlot]:
 
 @dataclass
 class GcpNodes:
-    placement: compute.ResourcePolicy
+    placement: list[compute.ResourcePolicy]
+    """The workload policy (group), the compact policies (instances), or none (instances on a
+    plain reservation, placed by the reservation's own policy)."""
+    placement_source: str
+    """new-policies | reservation"""
     description: pulumi.Output[dict[str, Any]]
     addresses: pulumi.Output[list[str]]
 
@@ -124,7 +131,9 @@ def _managed_group(
             for slot, sub in layout
         ],
         scheduling=compute.InstanceTemplateSchedulingArgs(
-            on_host_maintenance="TERMINATE", automatic_restart=True, provisioning_model="STANDARD"
+            on_host_maintenance="TERMINATE",
+            automatic_restart=True,
+            provisioning_model=provisioning_model(itype, cfg.capacity.reservation_id),
         ),
         reservation_affinity=(
             compute.InstanceTemplateReservationAffinityArgs(
@@ -181,7 +190,7 @@ def _managed_group(
             "zone": cfg.zone,
         }
     )
-    return GcpNodes(policy, description, pulumi.Output.from_input([]))
+    return GcpNodes([policy], "new-policies", description, pulumi.Output.from_input([]))
 
 
 def _instances(
@@ -193,17 +202,26 @@ def _instances(
     opts: pulumi.ResourceOptions,
 ) -> GcpNodes:
     name = cfg.name
-    policy = compute.ResourcePolicy(
-        f"{name}-placement",
-        name=f"{name}-placement",
-        project=cfg.gcp.project,
-        region=cfg.region,
-        group_placement_policy=compute.ResourcePolicyGroupPlacementPolicyArgs(
-            collocation="COLLOCATED", vm_count=cfg.nodes, max_distance=cfg.gcp.max_distance
-        ),
-        description="compact placement: every node of the cluster on one low-latency network",
-        opts=opts,
-    )
+    plan = compact_placement(itype, cfg.nodes, cfg.gcp.max_distance, cfg.capacity.reservation_id)
+    policies = []
+    for index, size in enumerate(plan.sizes):
+        policy_name = f"{name}-placement" if len(plan.sizes) == 1 else f"{name}-placement-{index}"
+        policies.append(
+            compute.ResourcePolicy(
+                policy_name,
+                name=policy_name,
+                project=cfg.gcp.project,
+                region=cfg.region,
+                group_placement_policy=compute.ResourcePolicyGroupPlacementPolicyArgs(
+                    collocation="COLLOCATED", vm_count=size, max_distance=cfg.gcp.max_distance
+                ),
+                description=(
+                    "compact placement: these nodes on one low-latency network"
+                    + (f" (part {index + 1} of {len(plan.sizes)})" if len(plan.sizes) > 1 else "")
+                ),
+                opts=opts,
+            )
+        )
     instances = []
     for index in range(cfg.nodes):
         node_name = f"{name}-node-{index:04d}"
@@ -228,11 +246,12 @@ def _instances(
                     )
                     for slot, sub in layout
                 ],
-                resource_policies=policy.id,  # a single str in pulumi-gcp 10.x
+                # a single str in pulumi-gcp 10.x; full policies first, in node order
+                resource_policies=(policies[index // plan.limit].id if policies else None),
                 scheduling=compute.InstanceSchedulingArgs(
                     on_host_maintenance="TERMINATE",
                     automatic_restart=True,
-                    provisioning_model="STANDARD",
+                    provisioning_model=provisioning_model(itype, cfg.capacity.reservation_id),
                 ),
                 reservation_affinity=(
                     compute.InstanceReservationAffinityArgs(
@@ -276,4 +295,4 @@ def _instances(
     addresses = pulumi.Output.all(
         *[i.network_interfaces.apply(lambda nics: nics[0].network_ip or "") for i in instances]
     ).apply(list)
-    return GcpNodes(policy, description, addresses)
+    return GcpNodes(policies, plan.source, description, addresses)
