@@ -248,3 +248,54 @@ def test_gate_json_is_strict_json_even_with_nan(tmp_path: Path) -> None:
         proc = cli("nccl", *command)
         assert "NaN" not in proc.stdout
         json.loads(proc.stdout, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+
+
+def latency(report) -> list:
+    return [v for v in report.verdicts if v.check == "latency"]
+
+
+def test_small_message_time_over_the_expected_figure_fails_naming_size_and_ratio() -> None:
+    rows = [row(8 << k, time="20.0") for k in range(28)]
+    rows[13] = row(8 << 13, time="300.0")  # 64 KiB: 300 us on p5 x 2 (expected 135.1 us)
+    report = gate([parse_text(table(*rows), "all_reduce_perf.txt")], "p5.48xlarge", 2)
+    (judged, spread) = latency(report)
+    assert judged.status == "fail" and not report.passed
+    assert "64 KiB took 300.0 us = 2.22 x the 135.1 us expected on efa x 2 nodes" in judged.message
+    assert spread.status == "pass"
+
+
+@pytest.mark.parametrize(("nodes", "limit"), [(1, 22.2), (2, 135.1), (16, 135.1 * 1.35**3)])
+def test_expected_latency_grows_with_nodes(nodes: int, limit: float) -> None:
+    ranks = _ranks(nodes * 8, nodes)
+    just_over = f"{limit * 2 + 0.5:.1f}"
+    just_under = f"{limit * 2 - 0.5:.1f}"
+    for time, status in ((just_over, "fail"), (just_under, "pass")):
+        text = ranks + table(*[row(8 << k, time=time if k < 14 else "20.0") for k in range(28)])
+        report = gate([parse_text(text, "all_reduce_perf.txt")], "p5.48xlarge", nodes)
+        assert latency(report)[0].status == status, (nodes, time, latency(report)[0].message)
+
+
+def test_inconsistent_small_sizes_across_runs_warn() -> None:
+    fast = parse_text(table(*GOOD_ROWS), "all_reduce_perf_a.txt")
+    slow_rows = [row(8 << k, time="20.0") for k in range(28)]
+    slow_rows[0] = row(8, time="90.0")
+    slow = parse_text(table(*slow_rows), "all_reduce_perf_b.txt")
+    report = gate([fast, slow], "p5.48xlarge", 1)
+    spread = [v for v in latency(report) if "spread" in v.message]
+    assert spread[0].status == "warn" and "8 B took 20.0-90.0 us" in spread[0].message
+    assert spread[0].subject == "runs"
+
+
+def test_no_published_figure_means_not_judged() -> None:
+    report = gate([parse_text(table(*GOOD_ROWS), "all_gather_perf.txt")], "a3-highgpu-8g", 2)
+    assert [v for v in latency(report) if "expected" in v.message] == []
+
+
+def test_latency_figures_name_sources_and_known_fabrics() -> None:
+    from gpufabric.catalog import catalog
+    from gpufabric.nccl.gate.thresholds import thresholds
+
+    lat = thresholds().latency
+    assert set(lat.fabrics) <= set(thresholds().fabrics)
+    assert set(lat.instances) <= set(catalog())
+    assert all(f.sources for f in [*lat.fabrics.values(), *lat.instances.values()])

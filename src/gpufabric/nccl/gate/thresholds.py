@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from importlib import resources
 from typing import Literal
@@ -41,6 +42,32 @@ class InstanceOverride(_Strict):
     sources: list[str] = Field(min_length=1)
 
 
+class FabricLatency(_Strict):
+    two_nodes_us: float = Field(gt=0)
+    sources: list[str] = Field(min_length=1)
+
+
+class Latency(_Strict):
+    min_bytes: int = Field(ge=0)
+    max_bytes: int = Field(gt=0)
+    collectives: list[str] = Field(min_length=1)
+    one_node_us: float = Field(gt=0)
+    per_doubling: float = Field(ge=1.0)
+    tolerance: float = Field(ge=1.0)
+    spread_max: float = Field(gt=1.0)
+    fabrics: dict[str, FabricLatency]
+    instances: dict[str, FabricLatency] = {}
+
+    def expected_us(self, fabric: str, instance_type: str, nodes: int) -> float | None:
+        """Expected small-message time on `nodes` nodes, or None without a published figure."""
+        if nodes <= 1:
+            return self.one_node_us
+        base = self.instances.get(instance_type) or self.fabrics.get(fabric)
+        if base is None:
+            return None
+        return base.two_nodes_us * self.per_doubling ** math.log2(nodes / 2)
+
+
 class Thresholds(_Strict):
     max_nodes: int = Field(gt=0)
     large_message_bytes: int = Field(gt=0)
@@ -50,6 +77,7 @@ class Thresholds(_Strict):
     fabrics: dict[str, FabricRule]
     socket_fallbacks: list[str]
     fatal_warnings: list[str]
+    latency: Latency
     instances: dict[str, InstanceOverride] = {}
 
     def efficiency_for(self, instance_type: str) -> Efficiency:

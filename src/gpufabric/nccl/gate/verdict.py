@@ -15,6 +15,7 @@ from gpufabric.catalog import InstanceType, lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.ceilings import ceiling, infer_ranks
 from gpufabric.nccl.gate.fabric import Verdict, fabric_verdicts, merge_debug
+from gpufabric.nccl.gate.latency import consistency_verdicts, latency_verdicts
 from gpufabric.nccl.gate.thresholds import Thresholds, thresholds
 from gpufabric.nccl.model import Capture, DebugInfo, TestsResult
 from gpufabric.nccl.parse.transport import transport
@@ -300,6 +301,7 @@ def gate(
     verdicts: list[Verdict] = []
     peaks: dict[str, float] = {}
     first_nodes: int | None = nodes
+    judged: list[tuple[str, TestsResult]] = []
     for capture in captures:
         for result in capture.results:
             subject = capture.path.rsplit("/", 1)[-1]
@@ -324,8 +326,12 @@ def gate(
                 continue
             bw, peak = _bandwidth(result, subject, facts, k, debug, limits)
             verdicts += bw
+            verdicts += latency_verdicts(result, subject, facts, k, limits)
+            judged.append((subject, result))
             if peak is not None and result.collective:
                 peaks[result.collective] = max(peak, peaks.get(result.collective, 0.0))
+    if judged:
+        verdicts += consistency_verdicts(judged, limits)
     if first_nodes is None:
         first_nodes, _ = resolve_nodes(None, None, debug, facts.gpu.count)
     verdicts += fabric_verdicts(debug, facts, first_nodes, limits)

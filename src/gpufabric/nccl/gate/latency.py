@@ -1,0 +1,81 @@
+"""Small-message latency: the time of 8 B-64 KiB against the fabric's expected figure, and
+its consistency (the same size, out-of-place vs in-place and across runs).
+
+Figures and limits are data (thresholds.yaml `latency`, each with its published source).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from gpufabric.catalog import InstanceType
+from gpufabric.nccl.gate.fabric import Verdict
+from gpufabric.nccl.gate.thresholds import Thresholds
+from gpufabric.nccl.model import Row, TestsResult
+
+
+def _size(size: int) -> str:
+    return f"{size // 1024} KiB" if size >= 1024 and size % 1024 == 0 else f"{size} B"
+
+
+def _times(row: Row) -> list[float]:
+    return [m.time_us for m in (row.out_of_place, row.in_place) if m is not None]
+
+
+def _small(result: TestsResult, limits: Thresholds) -> list[Row]:
+    lat = limits.latency
+    return [r for r in result.rows if lat.min_bytes <= r.size <= lat.max_bytes and _times(r)]
+
+
+def latency_verdicts(
+    result: TestsResult, subject: str, facts: InstanceType, nodes: int | None, limits: Thresholds
+) -> list[Verdict]:
+    """One verdict for the time of the small sizes of one table (none when not judged)."""
+    lat = limits.latency
+    rows = _small(result, limits)
+    if not rows or result.collective not in lat.collectives or nodes is None:
+        return []
+    expected = lat.expected_us(facts.fabric, facts.name, nodes)
+    if expected is None:
+        return []
+    worst = max(rows, key=lambda r: min(_times(r)))
+    took = min(_times(worst))
+    where = f"{nodes} node{'s' if nodes > 1 else ''}"
+    head = (
+        f"{result.collective}: slowest small size {_size(worst.size)} took {took:.1f} us = "
+        f"{took / expected:.2f} x the {expected:.1f} us expected on {facts.fabric} x {where}"
+    )
+    if took > expected * lat.tolerance:
+        return [Verdict("latency", "fail", subject, f"{head}; allowed up to {lat.tolerance:.1f} x")]
+    return [Verdict("latency", "pass", subject, f"{head} (8 B-64 KiB, {len(rows)} sizes)")]
+
+
+def consistency_verdicts(
+    results: list[tuple[str, TestsResult]], limits: Thresholds
+) -> list[Verdict]:
+    """Per collective: the widest spread of one small size's times (both halves, every file)."""
+    lat = limits.latency
+    times: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for _subject, result in results:
+        if result.collective is None:
+            continue
+        for row in _small(result, limits):
+            times[result.collective][row.size] += _times(row)
+    out: list[Verdict] = []
+    for coll, by_size in sorted(times.items()):
+        size, values = max(by_size.items(), key=lambda kv: max(kv[1]) / max(min(kv[1]), 1e-9))
+        spread = max(values) / max(min(values), 1e-9)
+        subject = "runs" if len(results) > 1 else results[0][0]
+        line = (
+            f"{coll}: {_size(size)} took {min(values):.1f}-{max(values):.1f} us over "
+            f"{len(values)} measurements = {spread:.1f} x spread"
+        )
+        if spread > lat.spread_max:
+            out.append(
+                Verdict(
+                    "latency", "warn", subject, f"{line}; over {lat.spread_max:.1f} x: inconsistent"
+                )
+            )
+        else:
+            out.append(Verdict("latency", "pass", subject, f"{line} (consistent)"))
+    return out
