@@ -257,3 +257,21 @@ def test_user_data_at_the_limit_and_a_plain_mount_point_pass() -> None:
 def test_every_botocore_partition_region_is_accepted() -> None:
     cfg = parse({**AWS, "aws:region": "eu-west-1", "gpufabric:zone": "eu-west-1b"}, "s")
     assert cfg.region == "eu-west-1"
+
+
+@pytest.mark.parametrize("make", ["missing", "empty"])
+def test_a_project_folder_that_is_not_one_is_named(tmp_path: Path, make: str) -> None:
+    folder = tmp_path / "proj"
+    if make == "empty":
+        folder.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "gpufabric.cli", "plan", "-s", "aws-h100"],
+        cwd=tmp_path,
+        env={**os.environ, "GPUFABRIC_PROJECT": str(folder)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"GPUFABRIC_PROJECT={folder}" in result.stderr

@@ -16,7 +16,12 @@ PROJECT = "gpufabric"
 def project_root(start: Path | None = None) -> Path:
     """The directory holding Pulumi.yaml: $GPUFABRIC_PROJECT, or the nearest one above `start`."""
     if env := os.environ.get("GPUFABRIC_PROJECT"):
-        return Path(env)
+        root = Path(env)
+        if not root.is_dir():
+            raise UserError(f"GPUFABRIC_PROJECT={env}: no such project folder")
+        if not (root / "Pulumi.yaml").is_file() or not (root / "stacks").is_dir():
+            raise UserError(f"GPUFABRIC_PROJECT={env}: no Pulumi.yaml with a stacks/ folder there")
+        return root
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / "Pulumi.yaml").is_file() and (folder / "stacks").is_dir():
