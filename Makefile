@@ -5,13 +5,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv venv-locked test unit lint typecheck demo plan-all clean lab-deps
+.PHONY: help venv venv-locked test unit lint typecheck demo plan-all clean lab-deps mutation
 
 help:
 	@echo "make demo   - set up, start the lab and run playbooks/tune-fabric.yml on it"
 	@echo "make test   - set up and run every test and linter"
 	@echo "make unit   - only the tests that need no root"
 	@echo "make lint   - ruff, pyright, yamllint, ansible-lint"
+	@echo "make mutation - mutation score per module of the gate, config rules, cloud wiring, topology (slow; not in CI)"
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +53,12 @@ lint: $(STAMP)
 test: $(STAMP) lab-deps $(ACTIONLINT)
 	$(MAKE) lint
 	$(BIN)/pytest -q
+
+# Mutation testing (mutmut) of the code users trust most, one scratch copy per group under
+# /tmp/gpufabric-mutation; prints killed/all per module. Slow: not part of `make test`.
+# GROUPS=gate|config|cloud|topology to run some; CHILDREN=N parallel mutants.
+mutation: $(STAMP)
+	$(BIN)/python benchmarks/mutation_score.py $(GROUPS) --children $(or $(CHILDREN),1) --survivors
 
 plan-all: $(STAMP)
 	for s in stacks/Pulumi.*.yaml; do s=$${s#stacks/Pulumi.}; $(BIN)/gpufabric plan -s $${s%.yaml} >/dev/null || exit 1; done

@@ -1,0 +1,178 @@
+"""Mutation score of the code users trust most: the NCCL gate, the config rules, the cloud
+wiring and the topology order / emit / sources.
+
+    .venv/bin/python benchmarks/mutation_score.py [GROUP ...] [--children N] [--keep]
+
+For each group, mutmut (PyPI) runs in its own scratch copy of the project (never in the
+worktree) with only the group's modules mutated and only the tests that cover them selected;
+then one line per module: killed / all mutants, survivors, mutants no test reaches, timeouts,
+and the score. Survivors are listed with `--survivors` (their names work with `mutmut show`
+inside the kept scratch folder). Slow (minutes to an hour per group on 2 cores): not in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCRATCH = Path(os.environ.get("GPUFABRIC_MUTATION_DIR", "/tmp/gpufabric-mutation"))
+COPY = ["src", "tests", "infra", "stacks", "policy", "Pulumi.yaml", "pyproject.toml"]
+
+# group -> (modules to mutate, tests that cover them)
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "gate": (
+        [
+            "src/gpufabric/nccl/gate/verdict.py",
+            "src/gpufabric/nccl/gate/fabric.py",
+            "src/gpufabric/nccl/gate/thresholds.py",
+            "src/gpufabric/nccl/parse/strict.py",
+        ],
+        ["tests/unit/test_nccl_gate.py", "tests/unit/test_nccl_strict.py"],
+    ),
+    "config": (
+        [
+            "src/gpufabric/config/validate.py",
+            "src/gpufabric/config/validate_aws.py",
+            "src/gpufabric/config/stackfile.py",
+            "src/gpufabric/config/base.py",
+        ],
+        [
+            "tests/unit/test_config_aws.py",
+            "tests/unit/test_config_gcp.py",
+            "tests/unit/test_config_azure.py",
+            "tests/unit/test_stack_file.py",
+        ],
+    ),
+    "cloud": (
+        ["src/gpufabric/clouds/aws/nodes.py", "src/gpufabric/clouds/aws/storage.py"],
+        ["tests/pulumi/test_aws_plan.py"],
+    ),
+    "topology": (
+        [
+            "src/gpufabric/topology/order.py",
+            "src/gpufabric/topology/model.py",
+            "src/gpufabric/topology/emit/slurm.py",
+            "src/gpufabric/topology/emit/other.py",
+            "src/gpufabric/topology/sources/aws.py",
+        ],
+        [
+            "tests/unit/test_topology_order.py",
+            "tests/unit/test_topology_emit.py",
+            "tests/unit/test_topology_sources.py",
+            "tests/unit/test_topology_strict.py",
+        ],
+    ),
+}
+
+KILLED = {"killed", "timeout", "caught by type check"}
+_RESULT = re.compile(r"^\s*(\S+)__mutmut_\d+: (.+)$")
+
+
+def _workspace(group: str, modules: list[str], tests: list[str]) -> Path:
+    work = SCRATCH / group
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for name in COPY:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif src.is_file():
+            shutil.copy2(src, work / name)
+    # tests find the shared fixtures beside the project: <project>/../shared
+    shared = REPO.parent / "shared"
+    if shared.is_dir():
+        (work / "shared").symlink_to(shared)
+    only = ", ".join(f'"{m}"' for m in modules)
+    selection = ", ".join(f'"{t}"' for t in [*tests, "-m", "not lab", "-p", "no:cacheprovider"])
+    with (work / "pyproject.toml").open("a") as fh:
+        fh.write(
+            "\n[tool.mutmut]\n"
+            'source_paths = ["src"]\n'
+            f"only_mutate = [{only}]\n"
+            f"pytest_add_cli_args_test_selection = [{selection}]\n"
+            'also_copy = ["infra", "stacks", "policy", "Pulumi.yaml"]\n'
+        )
+    return work
+
+
+def _run(group: str, children: int) -> dict[str, Counter[str]]:
+    modules, tests = GROUPS[group]
+    work = _workspace(group, modules, tests)
+    mutmut = Path(sys.executable).parent / "mutmut"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    log = work / "mutmut-run.log"
+    with log.open("w") as fh:
+        subprocess.run(
+            [str(mutmut), "run", "--max-children", str(children)],
+            cwd=work,
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    done = subprocess.run(
+        [str(mutmut), "results", "--all", "true"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    by_module: dict[str, Counter[str]] = defaultdict(Counter)
+    for line in done.stdout.splitlines():
+        m = _RESULT.match(line)
+        if m:
+            by_module[_module_of(m[1])][m[2]] += 1
+    (work / "results.txt").write_text(done.stdout)
+    return by_module
+
+
+def _module_of(key: str) -> str:
+    """'gpufabric.nccl.gate.verdict.x_gate' (or '...xǁClassǁmethod') -> the module."""
+    parts = key.split(".")
+    cut = max(i for i, p in enumerate(parts) if p.startswith(("x_", "x\u01c1")))
+    return ".".join(parts[:cut])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("groups", nargs="*", help=f"some of: {', '.join(GROUPS)} (default: all)")
+    parser.add_argument("--children", type=int, default=1, help="mutmut --max-children")
+    parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
+    args = parser.parse_args()
+    unknown = [g for g in args.groups if g not in GROUPS]
+    if unknown:
+        parser.error(f"unknown group {unknown[0]!r}; choose from {', '.join(GROUPS)}")
+    failed = False
+    for group in args.groups or list(GROUPS):
+        counts = _run(group, args.children)
+        if not counts:
+            print(f"{group}: no results (see {SCRATCH / group / 'mutmut-run.log'})")
+            failed = True
+            continue
+        for module, c in sorted(counts.items()):
+            total = sum(c.values())
+            killed = sum(n for status, n in c.items() if status in KILLED)
+            score = killed / total if total else 0.0
+            print(
+                f"{group:9} {module:45} {killed:4}/{total:<4} killed  "
+                f"survived {c['survived']:3}  no tests {c['no tests']:3}  "
+                f"timeout {c['timeout']:3}  score {score:6.1%}"
+            )
+            failed = failed or score < 0.90
+        if args.survivors:
+            for line in (SCRATCH / group / "results.txt").read_text().splitlines():
+                if line.strip().endswith(("survived", "no tests")):
+                    print(f"  {line.strip()}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Every verdict line the gate prints, for every real capture and a set of defects, pinned.
+
+A wording, threshold or rule change shows up as a diff of tests/unit/golden/gate_verdicts.json.
+Regenerate after an intended change with GPUFABRIC_UPDATE_GOLDEN=1 and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpufabric.catalog import catalog
+from gpufabric.nccl.gate.verdict import gate
+from gpufabric.nccl.parse.capture import parse_file, parse_text
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden" / "gate_verdicts.json"
+FIXTURES = HERE.parents[1].parent / "shared" / "fixtures"
+TESTS = FIXTURES / "nccl-tests"
+DEBUG = FIXTURES / "nccl-debug"
+
+# (fixture, instance type, --nodes, --strict)
+REAL: list[tuple[str, str, int | None, bool]] = [
+    ("all_gather_perf_gke_a3high_tcpx_2node.txt", "a3-highgpu-8g", 2, False),
+    ("all_gather_perf_gke_a3mega_tcpxo_2node.txt", "a3-megagpu-8g", 2, False),
+    ("all_gather_perf_gke_a3ultra_gib_2node.txt", "a3-ultragpu-8g", 2, False),
+    ("all_gather_perf_gke_a3ultra_rdma_2node.txt", "a3-ultragpu-8g", None, False),
+    ("all_gather_perf_gke_a3ultra_skypilot_prefixed.txt", "a3-ultragpu-8g", None, True),
+    ("all_reduce_perf_2x_dgx_a100_k8s_legacy_error_col.txt", "Standard_ND96asr_v4", 2, False),
+    ("all_reduce_perf_4x_dgx_a100_slurm_legacy_error_col.txt", "Standard_ND96asr_v4", 4, False),
+    ("all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt", "p4d.24xlarge", None, False),
+    ("all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt", "p5.48xlarge", None, False),
+    ("all_reduce_perf_2x_p4de_efa_srun_prefix.txt", "p4de.24xlarge", 2, False),
+    ("all_reduce_perf_2x_p5_efa_srun_prefix.txt", "p5.48xlarge", 2, False),
+    ("all_reduce_perf_2x_p5_eks_mpirun_elided.txt", "p5.48xlarge", None, False),
+    ("all_reduce_perf_p5_awsbatch_mpirun.txt", "p5.48xlarge", None, False),
+    ("all_reduce_perf_p5en_elided.txt", "p5en.48xlarge", None, False),
+    ("all_reduce_perf_p5en_elided.txt", "p5en.48xlarge", None, True),
+    ("all_reduce_perf_oci_bm_gpu4_8_1node_10G.txt", "p4d.24xlarge", 1, False),
+    ("sendrecv_perf_a100_leonardo_intranode_nccl_info.txt", "Standard_ND96asr_v4", 1, False),
+]
+DEBUG_TYPES = ["p5.48xlarge", "Standard_ND96isr_H100_v5", "a3-ultragpu-8g", "a3-megagpu-8g"]
+
+HEADER = (
+    "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 "
+    "iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong\n"
+)
+FOOTER = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100.5 \n"
+
+
+def _row(size: int, time: str = "20.0", busbw: str = "300.0", wrong: str = "0") -> str:
+    return (
+        f"{size:>12} {size // 4:>12}     float     sum      -1 {time:>8}  100.00 {busbw:>7}"
+        f"  {wrong:>5} {time:>8}  100.00 {busbw:>7}      0\n"
+    )
+
+
+def _table(rows: list[str], footer: str = FOOTER, header: str = HEADER) -> str:
+    return header + "".join(rows) + footer
+
+
+GOOD = [_row(8 << k) for k in range(28)]
+OFI = (
+    "h:1:1 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found {n} nics)\n"
+)
+VIA = "h:1:1 [0] NCCL INFO Channel {c:02d}/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/{c}{gdr}\n"
+
+# name -> (text, file name, instance type, --nodes, --strict)
+SYNTHETIC: dict[str, tuple[str, str, str, int | None, bool]] = {
+    "good one node": (_table(GOOD), "all_reduce_perf.txt", "p5.48xlarge", 1, False),
+    "good two nodes": (_table(GOOD), "all_reduce_perf.txt", "p5.48xlarge", 2, False),
+    "slow small sizes": (
+        _table([_row(8 << k, time="300.0" if k < 14 else "20.0") for k in range(28)]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "nan busbw": (
+        _table([*GOOD[:-1], _row(1 << 30, busbw="nan")]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "wrong values": (
+        _table([*GOOD[:-1], _row(1 << 30, wrong="3")]),
+        "all_gather_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "no footer": (_table(GOOD[:20], footer=""), "reduce_scatter_perf.txt", "p5.48xlarge", 1, False),
+    "no rows": (_table([]), "all_reduce_perf.txt", "p5.48xlarge", 1, False),
+    "unknown collective": (_table(GOOD), "results.txt", "p5.48xlarge", 1, False),
+    "small sizes only": (_table(GOOD[:10]), "all_reduce_perf.txt", "p5.48xlarge", 1, False),
+    "low bandwidth": (
+        _table([_row(8 << k, busbw="10.0") for k in range(28)]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "alltoall low": (
+        _table([_row(8 << k, busbw="10.0") for k in range(28)]),
+        "alltoall_perf.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "efa 31 of 32": (
+        OFI.format(n=31) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8)),
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "efa no gdr": (
+        OFI.format(n=32) + "".join(VIA.format(c=c, gdr="") for c in range(8)),
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "efa 4 nics used": (
+        OFI.format(n=32) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(4)),
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+}
+
+
+def _report(captures: list[Any], itype: str, nodes: int | None, strict: bool) -> dict[str, Any]:
+    report = gate(captures, itype, nodes, strict=strict)
+    return {
+        "passed": report.passed,
+        "nodes": report.nodes,
+        "transport": report.transport,
+        "peaks": {k: round(v, 3) for k, v in sorted(report.peaks.items())},
+        "lines": [v.line() for v in report.verdicts],
+    }
+
+
+def _actual() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, itype, nodes, strict in REAL:
+        key = f"{name} {itype} x{nodes}{' strict' if strict else ''}"
+        out[key] = _report([parse_file(TESTS / name)], itype, nodes, strict)
+    for log in sorted(DEBUG.glob("*.txt")):
+        for itype in DEBUG_TYPES:
+            out[f"{log.name} {itype}"] = _report([parse_file(log)], itype, None, False)
+    for name, (text, file, itype, nodes, strict) in SYNTHETIC.items():
+        out[name] = _report([parse_text(text, file)], itype, nodes, strict)
+    return out
+
+
+def test_gate_verdicts_match_golden() -> None:
+    if not TESTS.is_dir():
+        pytest.skip(f"{FIXTURES} not present")
+    missing = {itype for _, itype, _, _ in REAL} - set(catalog())
+    assert not missing, f"instance types not in the catalog: {missing}"
+    actual = _actual()
+    if os.environ.get("GPUFABRIC_UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(json.dumps(actual, indent=1, sort_keys=True) + "\n")
+    assert GOLDEN.is_file(), "no golden verdicts: run with GPUFABRIC_UPDATE_GOLDEN=1"
+    golden = json.loads(GOLDEN.read_text())
+    for key in sorted(set(golden) | set(actual)):
+        assert actual.get(key) == golden.get(key), f"gate verdicts changed for {key!r}"
