@@ -1,8 +1,9 @@
 """Parse throughput of a large NCCL log: gpufabric's parser vs a naive reader, side by side.
 
-    .venv/bin/python benchmarks/nccl_parse.py [--copies 200] [--repeat 5]
+    GPUFABRIC_FIXTURES=DIR .venv/bin/python benchmarks/nccl_parse.py [--copies 200] [--repeat 5]
 
-The input is the real 596-line aws-efa-eks p4d log (nccl-tests table interleaved with
+DIR is the folder of real captures the tests read (CONTRIBUTING.md, "Real captures"). The
+input is the real 596-line aws-efa-eks p4d log (nccl-tests table interleaved with
 NCCL_DEBUG=INFO from 16 ranks) repeated --copies times. The naive reader splits every line
 and converts the table rows to floats (roughly what a grep-and-split gate does); it finds
 no transport, NICs or ranks. Ratios, not absolute times, are the figures (noisy machines).
@@ -11,7 +12,9 @@ no transport, NICs or ranks. Ratios, not absolute times, are the figures (noisy 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,13 +23,7 @@ from gpufabric.nccl.parse.capture import parse_text
 from gpufabric.nccl.parse.debuglog import parse_debug_lines
 from gpufabric.nccl.parse.tests_text import parse_tests_text
 
-LOG = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "fixtures"
-    / "nccl-tests"
-    / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
-)
+LOG = Path("nccl-tests") / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
 
 
 def naive(text: str) -> int:
@@ -56,7 +53,10 @@ def main() -> None:
     ap.add_argument("--copies", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    text = LOG.read_text() * args.copies
+    root = os.environ.get("GPUFABRIC_FIXTURES")
+    if not root or not (Path(root) / LOG).is_file():
+        sys.exit(f"error: set GPUFABRIC_FIXTURES to the folder of real captures holding {LOG}")
+    text = (Path(root) / LOG).read_text() * args.copies
     lines = text.count("\n")
     capture = parse_text(text, LOG.name)
     assert len(capture.results) == args.copies and capture.debug.net_nics_used == (

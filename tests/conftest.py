@@ -1,13 +1,64 @@
-"""Shared test helpers: the repo root and the read-only fixtures beside it."""
+"""Shared test helpers: the repo root and the real captured tool output (kept out of the repo).
+
+Real captures (nccl-tests logs, ibnetdiscover, mlnx_qos, ... as published by their authors) are
+third-party text and are not committed here. Tests that read them find them through ONE setting,
+the environment variable GPUFABRIC_FIXTURES (default: `shared/fixtures` beside the checkout), and
+skip where that folder is absent, so a bare clone runs every other test:
+
+    from tests.conftest import capture, needs_captures
+
+    def test_x():                       # a path inside the test: skips when absent
+        text = capture("nccl-tests/all_reduce_perf_p5.txt").read_text()
+
+    @needs_captures                     # module constants built on FIXTURES: skip first
+    def test_y(): ...
+
+Every skip comes from the one line in `require_captures`, so pytest -ra reports them together.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
+FIXTURES = Path(os.environ.get("GPUFABRIC_FIXTURES") or REPO.parent / "shared" / "fixtures")
+CAPTURES_ABSENT = (
+    f"real tool captures not found at {FIXTURES}: set GPUFABRIC_FIXTURES to a copy of them "
+    "to run these tests (CONTRIBUTING.md, 'Real captures')"
+)
+
+
+def require_captures() -> Path:
+    """The captures folder; skips the calling test where it is absent."""
+    if not FIXTURES.is_dir():
+        pytest.skip(CAPTURES_ABSENT)
+    return FIXTURES
+
+
+def capture(rel: str) -> Path:
+    """Path of the capture `rel` (e.g. "mlnx_qos/x.txt"); skips the test where the folder is
+    absent, fails naming the file where the folder is there but the file is not."""
+    path = require_captures() / rel
+    if not path.exists():
+        pytest.fail(f"real capture {rel} missing from {FIXTURES}")
+    return path
+
+
+needs_captures = pytest.mark.captures  # for tests whose module constants name captures
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "captures: reads the real captures (skips without them)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # a hook, not a fixture: pytest reports a fixture's skip at each test's own line, and the
+    # point is one line for all of them
+    if item.get_closest_marker("captures"):
+        require_captures()
 
 
 @pytest.fixture(scope="session")
@@ -17,6 +68,5 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.fail(f"shared fixtures not found at {FIXTURES}")
-    return FIXTURES
+    """The captures folder (skips where absent; prefer `capture(rel)`)."""
+    return require_captures()

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import FIXTURES, needs_captures
 
 REPO = Path(__file__).resolve().parents[2]
 ROLE = REPO / "roles" / "nccl_tests"
-FIXTURES = REPO.parent / "shared" / "fixtures"
 BIN = Path(sys.executable).parent
 PLAYBOOK = BIN / "ansible-playbook"
 
@@ -253,6 +253,7 @@ def gate_play(
     return run_playbook(play, local_inventory(tmp_path), "-e", json.dumps(variables))
 
 
+@needs_captures
 def test_gate_step_passes_a_good_efa_run(tmp_path: Path) -> None:
     log = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
     proc = gate_play(tmp_path, {"all_reduce": log}, "p4d.24xlarge")
@@ -264,6 +265,7 @@ def test_gate_step_passes_a_good_efa_run(tmp_path: Path) -> None:
     assert (tmp_path / "results" / "report" / "report.html").exists()
 
 
+@needs_captures
 def test_gate_step_fails_the_play_on_socket_fallback(tmp_path: Path) -> None:
     log = FIXTURES / "nccl-debug" / "net_socket_eth0.txt"
     proc = gate_play(tmp_path, {"all_reduce": log}, "p5.48xlarge")
@@ -349,6 +351,7 @@ def test_gpu_path_builds_verifies_and_is_idempotent(tmp_path: Path) -> None:
     assert "changed=0" in second.stdout.split("PLAY RECAP")[1], second.stdout[-3000:]
 
 
+@needs_captures
 @pytest.mark.slow
 def test_benchmark_playbook_end_to_end_on_a_simulated_gpu_host(tmp_path: Path) -> None:
     """playbooks/benchmark.yml on a simulated GPU host: build (stand-ins), run the collective

@@ -8,9 +8,10 @@ from types import ModuleType
 
 import pytest
 from ansible.errors import AnsibleFilterError
+from tests.conftest import FIXTURES, needs_captures
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "mlnx_qos"
+MLNX_QOS = FIXTURES / "mlnx_qos"
 SPEC = {
     "pfc_priority": "3",
     "roce_dscp": "26",
@@ -30,8 +31,9 @@ def filters() -> dict[str, object]:
     return module.FilterModule().filters()
 
 
+@needs_captures
 def test_plans_per_port(filters: dict) -> None:  # type: ignore[type-arg]
-    text = (FIXTURES / "mlnx_qos_cx5_dcbx_fw_dscp_pfc3.txt").read_text()
+    text = (MLNX_QOS / "mlnx_qos_cx5_dcbx_fw_dscp_pfc3.txt").read_text()
     plans = filters["gpufabric_roce_qos_plans"]([text, ""], ["mce0", "mce1"], SPEC)
     assert [p["status"] for p in plans] == ["configured", "unsupported"]
     other = filters["gpufabric_roce_qos_plans"]([text], ["mce0"], {**SPEC, "pfc_priority": "4"})
@@ -42,8 +44,9 @@ def test_plans_per_port(filters: dict) -> None:  # type: ignore[type-arg]
     ]
 
 
+@needs_captures
 def test_nccl_outputs_match_the_qos(filters: dict) -> None:  # type: ignore[type-arg]
-    gids = (FIXTURES / "show_gids_cx5_roce_v1_v2.txt").read_text()
+    gids = (MLNX_QOS / "show_gids_cx5_roce_v1_v2.txt").read_text()
     env = filters["gpufabric_roce_qos_nccl_env"](SPEC, gids, "mce0")
     assert env == {"NCCL_IB_TC": 106, "NCCL_IB_SL": 3, "NCCL_IB_GID_INDEX": 3}
     assert "NCCL_IB_GID_INDEX" not in filters["gpufabric_roce_qos_nccl_env"](SPEC, "", "mce0")

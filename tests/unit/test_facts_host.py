@@ -5,21 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import capture
 
 from gpufabric.errors import UserError
 from gpufabric.facts import decisions, host
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 DATA = Path(__file__).resolve().parent / "facts_data"
 IBSTAT_SAMPLE = (DATA / "ibstat_layout_sample.txt").read_text()  # hand-written, see PROVENANCE
 IBV_DEVINFO_SAMPLE = (DATA / "ibv_devinfo_layout_sample.txt").read_text()
 
 
 def fixture(rel: str) -> str:
-    path = FIXTURES / rel
-    if not path.exists():
-        pytest.skip(f"shared fixture {rel} not present beside the checkout")
-    return path.read_text()
+    return capture(rel).read_text()
 
 
 def lab_raw() -> dict:

@@ -1,23 +1,20 @@
-"""The fabric-tool parsers on real captured output (../shared/fixtures, see PROVENANCE.md)."""
+"""The fabric-tool parsers on real captured output (the real captures, tests/conftest.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from tests.conftest import capture
 
 from gpufabric.errors import UserError
 from gpufabric.facts import fi_info, ibstat, ibv_devinfo, ip_link, nvidia_smi_topo
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 DATA = Path(__file__).resolve().parent / "facts_data"
 
 
 def fixture(rel: str) -> str:
-    path = FIXTURES / rel
-    if not path.exists():
-        pytest.skip(f"shared fixture {rel} not present beside the checkout")
-    return path.read_text()
+    return capture(rel).read_text()
 
 
 # --- nvidia-smi topo -m ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 import boto3
 import pytest
 from botocore.stub import Stubber
+from tests.conftest import capture
 
 from gpufabric.errors import UserError
 from gpufabric.inventory import aws, build, outputs
@@ -17,8 +18,7 @@ from gpufabric.inventory import aws, build, outputs
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "inventory_data"
 RECORDED = DATA / "aws-h100.outputs.json"
-TOPOLOGY = REPO.parent / "shared" / "fixtures" / "aws-topology" / \
-    "describe_instance_topology_awscli_example_3level.json"
+TOPOLOGY = "aws-topology/describe_instance_topology_awscli_example_3level.json"
 
 
 def instance(iid: str, ip: str) -> dict:
@@ -63,9 +63,7 @@ def test_recorded_outputs_parse():
 
 
 def test_aws_group_discovery_and_leaf_groups():
-    if not TOPOLOGY.exists():
-        pytest.skip("shared aws-topology fixture not present")
-    topo = json.loads(TOPOLOGY.read_text())["Instances"]
+    topo = json.loads(capture(TOPOLOGY).read_text())["Instances"]
     ec2, stub = stubbed_ec2(topo)
     with stub:
         inv = build.from_outputs(outputs.load_file(RECORDED), ec2=ec2)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from tests.conftest import FIXTURES, needs_captures
 from typer.testing import CliRunner
 
 from gpufabric.cli.main import app
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 P4D = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
 SOCKET = FIXTURES / "nccl-debug" / "net_socket_eth0.txt"
 runner = CliRunner()
 
 
+@needs_captures
 def test_parse_text_summary() -> None:
     res = runner.invoke(app, ["nccl", "parse", str(P4D)])
     assert res.exit_code == 0, res.output
@@ -23,6 +23,7 @@ def test_parse_text_summary() -> None:
     assert "NCCL 2.9.9+cuda11.2; transport efa; plugin aws-ofi-nccl; NICs 0, 1, 2, 3" in res.output
 
 
+@needs_captures
 def test_parse_json() -> None:
     res = runner.invoke(app, ["nccl", "parse", "--json", str(P4D), str(SOCKET)])
     assert res.exit_code == 0
@@ -32,6 +33,7 @@ def test_parse_json() -> None:
     assert last["size"] == 4294967296 and last["out_of_place"]["busbw"] == 43.81
 
 
+@needs_captures
 def test_gate_json_and_exit_code() -> None:
     res = runner.invoke(app, ["nccl", "gate", "--json", str(SOCKET), "-t", "p5.48xlarge"])
     assert res.exit_code == 1

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.catalog import catalog
 from gpufabric.errors import UserError
@@ -14,7 +15,6 @@ from gpufabric.nccl.gate.thresholds import parse_thresholds, thresholds
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_file, parse_text
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"
 DEBUG = FIXTURES / "nccl-debug"
 P4D_LOG = TESTS / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
@@ -25,6 +25,7 @@ def by_check(report, check: str):
     return [v for v in report.verdicts if v.check == check]
 
 
+@needs_captures
 def test_socket_fallback_on_efa_fails_with_one_line_naming_it() -> None:
     report = gate([parse_file(DEBUG / "net_socket_eth0.txt")], "p5.48xlarge")
     assert not report.passed
@@ -34,6 +35,7 @@ def test_socket_fallback_on_efa_fails_with_one_line_naming_it() -> None:
     assert "efa" in verdict.message and "\n" not in verdict.message
 
 
+@needs_captures
 def test_cli_gate_socket_fallback_exits_1() -> None:
     proc = subprocess.run(
         [
@@ -65,6 +67,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
         assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@needs_captures
 def test_p4d_full_log_passes_fabric_checks() -> None:
     report = gate([parse_file(P4D_LOG)], "p4d.24xlarge")
     assert report.passed and report.nodes == 2 and report.transport == "efa"
@@ -75,6 +78,7 @@ def test_p4d_full_log_passes_fabric_checks() -> None:
     assert bw.status == "pass" and "43.8 GB/s" in bw.message and "0.88" in bw.message
 
 
+@needs_captures
 def test_fewer_nics_used_than_present_fails() -> None:
     # the real p4d log with its NIC 2 and 3 channel lines moved onto NIC 0 and 1
     text = (
@@ -88,18 +92,21 @@ def test_fewer_nics_used_than_present_fails() -> None:
     assert not report.passed
 
 
+@needs_captures
 def test_no_gdrdma_fails_on_efa() -> None:
     text = P4D_LOG.read_text().replace("/GDRDMA", "")
     report = gate([parse_text(text, P4D_LOG.name)], "p4d.24xlarge")
     assert by_check(report, "gdr")[0].status == "fail"
 
 
+@needs_captures
 def test_ib_log_on_efa_type_is_wrong_transport() -> None:
     report = gate([parse_file(DEBUG / "net_ib_8hca_ib.txt")], "p5.48xlarge")
     (t,) = by_check(report, "transport")
     assert t.status == "fail" and "NCCL used ib" in t.message
 
 
+@needs_captures
 def test_wrong_values_fail() -> None:
     file = TESTS / "all_gather_perf_gke_a3mega_tcpxo_2node.txt"
     lines = file.read_text().splitlines()
@@ -111,6 +118,7 @@ def test_wrong_values_fail() -> None:
     assert c.status == "fail" and "#wrong = 7 at 1 MiB (in-place)" in c.message
 
 
+@needs_captures
 def test_cut_short_output_fails() -> None:
     text = (TESTS / "all_gather_perf_gke_a3ultra_gib_2node.txt").read_text()
     cut = text[: text.index("   134217728")]  # the run died after 64 MiB
@@ -121,6 +129,7 @@ def test_cut_short_output_fails() -> None:
     assert not report.passed
 
 
+@needs_captures
 def test_sweep_stopping_before_max_bytes_fails() -> None:
     text = (TESTS / "all_gather_perf_gke_a3ultra_gib_2node.txt").read_text()
     lines = [line for line in text.splitlines() if not line.strip().startswith("8589934592")]
@@ -129,6 +138,7 @@ def test_sweep_stopping_before_max_bytes_fails() -> None:
     assert "4 GiB of maxBytes 8 GiB" in by_check(report, "complete")[0].message
 
 
+@needs_captures
 def test_bandwidth_under_threshold_fails_on_a_faster_fabric() -> None:
     # 2x p4d-class numbers (43.8 GB/s) gated as if they came from p5 (400 GB/s per node)
     report = gate([parse_file(P4D_LOG)], "p5.48xlarge")
@@ -136,6 +146,7 @@ def test_bandwidth_under_threshold_fails_on_a_faster_fabric() -> None:
     assert bw.status == "fail" and "0.11 of the 400.0 GB/s ring line rate" in bw.message
 
 
+@needs_captures
 def test_intra_node_run_uses_nvlink_bound() -> None:
     report = gate([parse_file(TESTS / "all_reduce_perf_p5_awsbatch_mpirun.txt")], "p5.48xlarge")
     assert report.nodes == 1  # 8 ranks inferred from busbw/algbw = 1.75
@@ -143,6 +154,7 @@ def test_intra_node_run_uses_nvlink_bound() -> None:
     assert bw.status == "pass" and "intra-node" in bw.message and "450.0" in bw.message
 
 
+@needs_captures
 def test_one_node_gated_as_two_is_flagged_above_ceiling() -> None:
     report = gate(
         [parse_file(TESTS / "all_reduce_perf_p5_awsbatch_mpirun.txt")], "p4d.24xlarge", nodes=2
@@ -153,6 +165,7 @@ def test_one_node_gated_as_two_is_flagged_above_ceiling() -> None:
     )
 
 
+@needs_captures
 def test_forced_tree_uses_tree_bound() -> None:
     text = (
         "h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n"
@@ -165,12 +178,14 @@ def test_forced_tree_uses_tree_bound() -> None:
     assert bw.status == "fail" and "= 0.58 of" in bw.message and "needs >= 0.60" in bw.message
 
 
+@needs_captures
 def test_fatal_nccl_warn_fails() -> None:
     report = gate([parse_file(DEBUG / "net_ib_azure_completion_error.txt")], "p5.48xlarge")
     warn = by_check(report, "nccl-warn")
     assert warn and warn[0].status == "fail" and "completion" in warn[0].message
 
 
+@needs_captures
 def test_roce_device_among_ib_hcas_warns_on_an_infiniband_type() -> None:
     ib_types = [name for name, t in catalog().items() if t.fabric == "infiniband"]
     if not ib_types:
@@ -191,6 +206,7 @@ def test_thresholds_yaml_rejects_unknown_keys() -> None:
         parse_thresholds("large_message_bytes: 1\nbogus: 2\n")
 
 
+@needs_captures
 def test_unknown_instance_type_and_bad_nodes_are_user_errors() -> None:
     capture = parse_file(DEBUG / "net_socket_eth0.txt")
     with pytest.raises(UserError, match=r"did you mean 'p5\.48xlarge'"):
@@ -199,12 +215,14 @@ def test_unknown_instance_type_and_bad_nodes_are_user_errors() -> None:
         gate([capture], "p5.48xlarge", nodes=0)
 
 
+@needs_captures
 def test_strict_turns_warnings_into_failure() -> None:
     capture = parse_file(TESTS / "all_reduce_perf_p5en_elided.txt")
     assert gate([capture], "p5en.48xlarge").passed
     assert not gate([capture], "p5en.48xlarge", strict=True).passed
 
 
+@needs_captures
 @pytest.mark.parametrize(
     ("fixture", "instance_type", "nodes", "expected"),
     [
@@ -241,6 +259,7 @@ def test_bandwidth_gate_across_clouds(
     assert bw.status == "pass" and expected in bw.message, bw.message
 
 
+@needs_captures
 def test_derived_bounds_only_warn() -> None:
     # the real sendrecv table gated as 2 p5 nodes (73.8 GB/s vs one GPU's 50 GB/s share = 1.48)
     # with a ring efficiency of 1.6 demanded: sendrecv is advisory, so it warns, not fails
@@ -257,6 +276,7 @@ def test_derived_bounds_only_warn() -> None:
     assert bw2.status == "fail"  # all_reduce is not advisory
 
 
+@needs_captures
 def test_nodes_flag_disagreeing_with_rank_lines_warns() -> None:
     report = gate([parse_file(P4D_LOG)], "p4d.24xlarge", nodes=4)
     (v,) = by_check(report, "nodes")

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.errors import UserError
 from gpufabric.nccl.model import Measurement
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file, parse_text
 from gpufabric.nccl.parse.transport import transport
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"
 DEBUG = FIXTURES / "nccl-debug"
 
@@ -23,6 +23,7 @@ def one(name: str):
     return capture.results[0], capture.debug
 
 
+@needs_captures
 def test_every_nccl_tests_fixture_parses_every_row() -> None:
     files = sorted(TESTS.glob("*.txt"))
     assert len(files) >= 17
@@ -35,6 +36,7 @@ def test_every_nccl_tests_fixture_parses_every_row() -> None:
             assert result.collective in ("all_reduce", "all_gather", "sendrecv"), file.name
 
 
+@needs_captures
 def test_p5_efa_srun_prefix_exact_rows() -> None:
     result, _ = one("all_reduce_perf_2x_p5_efa_srun_prefix.txt")
     assert result.collective == "all_reduce"
@@ -55,6 +57,7 @@ def test_p5_efa_srun_prefix_exact_rows() -> None:
     assert result.avg_busbw is None
 
 
+@needs_captures
 def test_p4de_efa_srun_prefix_exact_2gib() -> None:
     result, _ = one("all_reduce_perf_2x_p4de_efa_srun_prefix.txt")
     row = result.rows[-1]
@@ -63,6 +66,7 @@ def test_p4de_efa_srun_prefix_exact_2gib() -> None:
     assert row.in_place is not None and row.in_place.algbw == 41.77
 
 
+@needs_captures
 def test_p5_awsbatch_mpirun_tags_and_footer() -> None:
     result, _ = one("all_reduce_perf_p5_awsbatch_mpirun.txt")
     assert len(result.rows) == 32
@@ -72,6 +76,7 @@ def test_p5_awsbatch_mpirun_tags_and_footer() -> None:
     assert result.complete
 
 
+@needs_captures
 def test_p5_eks_mpirun_elided() -> None:
     result, _ = one("all_reduce_perf_2x_p5_eks_mpirun_elided.txt")
     assert result.elided
@@ -89,6 +94,7 @@ def test_p5_eks_mpirun_elided() -> None:
     assert result.avg_busbw == 52.9753
 
 
+@needs_captures
 def test_p5en_elided_trailing_spaces() -> None:
     result, _ = one("all_reduce_perf_p5en_elided.txt")
     assert result.elided and result.complete
@@ -96,6 +102,7 @@ def test_p5en_elided_trailing_spaces() -> None:
     assert result.avg_busbw == 84.0569
 
 
+@needs_captures
 def test_gke_a3mega_tcpxo_shifted_columns_and_zero_byte_rows() -> None:
     result, _ = one("all_gather_perf_gke_a3mega_tcpxo_2node.txt")
     assert result.collective == "all_gather"
@@ -109,6 +116,7 @@ def test_gke_a3mega_tcpxo_shifted_columns_and_zero_byte_rows() -> None:
     assert result.avg_busbw == 53.8932
 
 
+@needs_captures
 def test_gke_a3high_tcpx_wrong_is_na_and_info_line() -> None:
     result, debug = one("all_gather_perf_gke_a3high_tcpx_2node.txt")
     assert len(result.rows) == 10
@@ -117,6 +125,7 @@ def test_gke_a3high_tcpx_wrong_is_na_and_info_line() -> None:
     assert debug.env == {"NCCL_P2P_PXN_LEVEL": "0"}
 
 
+@needs_captures
 def test_gke_a3ultra_gib_header_ranks_hosts_devices_version() -> None:
     result, debug = one("all_gather_perf_gke_a3ultra_gib_2node.txt")
     assert result.params["nThread"] == "1" and result.params["maxBytes"] == "8589934592"
@@ -140,6 +149,7 @@ def test_gke_a3ultra_gib_header_ranks_hosts_devices_version() -> None:
     assert result.avg_busbw == 121.902
 
 
+@needs_captures
 def test_gke_a3ultra_rdma_table_only() -> None:
     result, _ = one("all_gather_perf_gke_a3ultra_rdma_2node.txt")
     assert len(result.rows) == 24
@@ -147,6 +157,7 @@ def test_gke_a3ultra_rdma_table_only() -> None:
     assert result.avg_busbw == 120.248
 
 
+@needs_captures
 def test_skypilot_plus_mpirun_prefixes() -> None:
     result, _ = one("all_gather_perf_gke_a3ultra_skypilot_prefixed.txt")
     assert result.n_ranks == 16
@@ -156,6 +167,7 @@ def test_skypilot_plus_mpirun_prefixes() -> None:
     assert result.avg_busbw == 122.073
 
 
+@needs_captures
 def test_legacy_error_column_crlf() -> None:
     result, _ = one("all_reduce_perf_2x_dgx_a100_k8s_legacy_error_col.txt")
     assert result.legacy_format
@@ -167,6 +179,7 @@ def test_legacy_error_column_crlf() -> None:
     assert result.avg_busbw == 53.7098
 
 
+@needs_captures
 def test_legacy_narrow_type_column_4_nodes() -> None:
     result, _ = one("all_reduce_perf_4x_dgx_a100_slurm_legacy_error_col.txt")
     assert result.legacy_format and len(result.rows) == 13
@@ -174,6 +187,7 @@ def test_legacy_narrow_type_column_4_nodes() -> None:
     assert result.avg_busbw == 113.289
 
 
+@needs_captures
 def test_gb300_elided_without_units_line() -> None:
     result, _ = one("all_reduce_perf_azure_gb300_mnnvl_elided.txt")
     assert result.elided and [r.size for r in result.rows] == [0, 1024, 17179869184]
@@ -181,6 +195,7 @@ def test_gb300_elided_without_units_line() -> None:
     assert result.avg_busbw == 487.265
 
 
+@needs_captures
 def test_oci_single_size_one_process_eight_gpus() -> None:
     result, _ = one("all_reduce_perf_oci_bm_gpu4_8_1node_10G.txt")
     assert result.params["nGpus"] == "8"
@@ -194,6 +209,7 @@ def test_oci_single_size_one_process_eight_gpus() -> None:
     assert result2.avg_busbw == 225.043
 
 
+@needs_captures
 def test_p4d_eks_full_debug_log_both_parsers() -> None:
     result, debug = one("all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt")
     assert result.legacy_format and result.n_ranks == 16
@@ -214,6 +230,7 @@ def test_p4d_eks_full_debug_log_both_parsers() -> None:
     assert transport(debug) == "efa"
 
 
+@needs_captures
 def test_sendrecv_leonardo_interleaved_info() -> None:
     result, debug = one("sendrecv_perf_a100_leonardo_intranode_nccl_info.txt")
     assert result.collective == "sendrecv" and len(result.rows) == 29
@@ -230,6 +247,7 @@ def test_sendrecv_leonardo_interleaved_info() -> None:
     assert debug.gdr is None  # no NET channel on one node
 
 
+@needs_captures
 @pytest.mark.parametrize(
     ("name", "kind", "devices"),
     [
@@ -248,6 +266,7 @@ def test_debug_fixtures_transport_and_nics(name: str, kind: str, devices: list[s
     assert [d.name for d in capture.debug.net_devices] == devices
 
 
+@needs_captures
 def test_ib_device_link_layers() -> None:
     debug = parse_file(DEBUG / "net_ib_8hca_plus_bond_roce.txt").debug
     assert debug.net_devices[8].link == "RoCE" and debug.net_devices[0].link == "IB"
@@ -256,6 +275,7 @@ def test_ib_device_link_layers() -> None:
     assert socket.net_devices[0].address == "10.0.0.23<0>"
 
 
+@needs_captures
 def test_warn_lines_collected() -> None:
     debug = parse_file(DEBUG / "net_ib_azure_completion_error.txt").debug
     assert len(debug.warnings) == 1
@@ -283,6 +303,7 @@ def test_new_style_channel_with_proxy_rank() -> None:
     assert debug.net_nics_used == ("3",) and debug.gdr is True
 
 
+@needs_captures
 def test_capture_to_dict_is_json_ready() -> None:
     data = capture_to_dict(parse_file(TESTS / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"))
     text = json.dumps(data)
@@ -300,6 +321,7 @@ def test_unreadable_and_empty_inputs_are_user_errors(tmp_path: Path) -> None:
         parse_file(empty)
 
 
+@needs_captures
 def test_two_tables_in_one_file_are_two_results() -> None:
     text = (TESTS / "all_gather_perf_gke_a3ultra_gib_2node.txt").read_text()
     capture = parse_text(text + text, "all_gather_perf_twice.txt")

@@ -6,6 +6,7 @@ import base64
 import re
 from pathlib import Path
 
+from tests.conftest import FIXTURES, needs_captures
 from typer.testing import CliRunner
 
 from gpufabric.cli.main import app
@@ -14,7 +15,6 @@ from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_file
 from gpufabric.nccl.report.html import render_report, write_report
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -38,6 +38,7 @@ TUNE = {
 }
 
 
+@needs_captures
 def test_report_from_fixtures(tmp_path: Path) -> None:
     captures = [
         parse_file(TESTS / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"),
@@ -59,6 +60,7 @@ def test_report_from_fixtures(tmp_path: Path) -> None:
     assert "+25.0%" in text and "NCCL_BUFFSIZE=8388608" in text  # default vs tuned
 
 
+@needs_captures
 def test_cli_report_exit_code_follows_the_gate(tmp_path: Path) -> None:
     runner = CliRunner()
     ok = runner.invoke(

@@ -1,23 +1,22 @@
-"""roce_qos decisions on real `mlnx_qos -i` output (../shared/fixtures/mlnx_qos, PROVENANCE.md)."""
+"""roce_qos decisions on real `mlnx_qos -i` output (real captures, mlnx_qos/)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.errors import UserError
 from gpufabric.qos import QosSpec, parse_mlnx_qos, plan_qos
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
-CX5 = FIXTURES / "mlnx_qos" / "mlnx_qos_cx5_dcbx_fw_dscp_pfc3.txt"
+CX5 = "mlnx_qos/mlnx_qos_cx5_dcbx_fw_dscp_pfc3.txt"
 
 
 @pytest.fixture(scope="module")
 def cx5_text() -> str:
-    return CX5.read_text()
+    return (FIXTURES / CX5).read_text()  # its tests are marked needs_captures
 
 
+@needs_captures
 def test_parse_real_cx5_output(cx5_text: str) -> None:
     state = parse_mlnx_qos(cx5_text)
     assert state.dcbx_mode == "Firmware controlled"
@@ -33,12 +32,14 @@ def test_parse_real_cx5_output(cx5_text: str) -> None:
     assert state.tcs[0].priorities == (0, 1, 2, 4, 5, 7)
 
 
+@needs_captures
 def test_already_configured_port_needs_nothing(cx5_text: str) -> None:
     plan = plan_qos("mce0", "mlx5_core", parse_mlnx_qos(cx5_text), QosSpec())
     assert plan.status == "configured"
     assert plan.mlnx_qos_args == [] and plan.dcb_commands == []
 
 
+@needs_captures
 def test_port_needs_change_for_another_priority(cx5_text: str) -> None:
     spec = QosSpec(pfc_priority=4, roce_bw_percent=60)
     plan = plan_qos("mce0", "mlx5_core", parse_mlnx_qos(cx5_text), spec)
@@ -54,6 +55,7 @@ def test_port_needs_change_for_another_priority(cx5_text: str) -> None:
     assert ["dcb", "pfc", "set", "dev", "mce0", "prio-pfc", "all:off", "4:on"] in plan.dcb_commands
 
 
+@needs_captures
 def test_pcp_trust_and_bandwidth_are_changes(cx5_text: str) -> None:
     text = cx5_text.replace("Priority trust state: dscp", "Priority trust state: pcp")
     plan = plan_qos("mce0", "mlx5_core", parse_mlnx_qos(text), QosSpec(roce_bw_percent=70))
@@ -62,6 +64,7 @@ def test_pcp_trust_and_bandwidth_are_changes(cx5_text: str) -> None:
     assert any("want ets 70%" in r for r in plan.reasons)
 
 
+@needs_captures
 def test_unsupported_nic_is_skipped(cx5_text: str) -> None:
     plan = plan_qos("eth0", "virtio_net", None, QosSpec())
     assert plan.status == "unsupported"
@@ -90,6 +93,7 @@ def test_bad_spec_is_a_user_error(kwargs: dict[str, int]) -> None:
         QosSpec(**kwargs)
 
 
+@needs_captures
 def test_show_gids_real_output_gives_the_roce_v2_ipv4_index() -> None:
     from gpufabric.qos import parse_show_gids, roce_v2_gid_index
 

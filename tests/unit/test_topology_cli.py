@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.topology.hostlist import expand
 from gpufabric.topology.score import ring_edges
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 # Constructed DescribeInstanceTopology pages (see tests/fixtures_topology/README.md): 3-level
 # p5.48xlarge and 4-level p6-b200.48xlarge instances under one top network node.
 MIXED = REPO / "tests" / "fixtures_topology" / "aws_mixed_p5_p6b200_pages.json"
@@ -72,6 +72,7 @@ def test_done_when_order_hostfile_reaches_the_cross_leaf_lower_bound() -> None:
     assert ring_edges([leaf_of[n] for n in names]) == leaves_touched  # the lower bound
 
 
+@needs_captures
 def test_order_with_a_layout_and_mpirun_style() -> None:
     result = run(
         "order",
@@ -103,6 +104,7 @@ def test_score_prints_values_beside_bounds(tmp_path: Path) -> None:
     assert topology_row[:6] == ["topology", "ring x1", "5", "5", "5", "5"]
 
 
+@needs_captures
 def test_discover_then_file_source_round_trip(tmp_path: Path) -> None:
     out = tmp_path / "topo.json"
     assert run("discover", "--source", "ib", "-i", str(IB_SUPERPOD), "-o", str(out)).returncode == 0

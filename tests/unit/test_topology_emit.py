@@ -1,4 +1,4 @@
-"""Emitters: Slurm files checked against the real formats in ../shared/fixtures/slurm-topology,
+"""Emitters: Slurm files checked against the real formats in the real captures (slurm-topology/),
 hostfiles, Kubernetes labels, JSON."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
@@ -20,7 +21,6 @@ from gpufabric.topology.sources import aws, ib
 from gpufabric.topology.synthetic import synthetic
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 SLURM = FIXTURES / "slurm-topology"
 MIXED = REPO / "tests" / "fixtures_topology" / "aws_mixed_p5_p6b200_pages.json"  # constructed
 ULTRA = REPO / "tests" / "fixtures_topology" / "aws_ultraserver_p6e_gb200.json"  # constructed
@@ -52,12 +52,15 @@ def tree_of(text: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     return switches, nodes
 
 
-@pytest.mark.parametrize("path", sorted(SLURM.glob("topology_tree_*.conf")), ids=lambda p: p.name)
-def test_tree_parser_reads_every_real_tree_fixture(path: Path) -> None:
-    switches, nodes = tree_of(path.read_text())
-    assert switches and any(nodes.values())
-    children = set().union(*switches.values())
-    assert children <= set(switches)  # every child switch is defined
+@needs_captures
+def test_tree_parser_reads_every_real_tree_fixture() -> None:
+    paths = sorted(SLURM.glob("topology_tree_*.conf"))
+    assert paths, f"no topology_tree_*.conf in {SLURM}"
+    for path in paths:
+        switches, nodes = tree_of(path.read_text())
+        assert switches and any(nodes.values()), path.name
+        children = set().union(*switches.values())
+        assert children <= set(switches), path.name  # every child switch is defined
 
 
 def _check_tree(t: Topology, text: str) -> None:
@@ -90,6 +93,7 @@ def test_tree_conf_for_mixed_3_and_4_level_aws() -> None:
     assert nodes[slurm.NO_TOPOLOGY] == {"i-09f8e7d6c5b4a3f12"}
 
 
+@needs_captures
 def test_tree_conf_for_ib_superpod_and_synthetic_4_level() -> None:
     for t in (ib.parse(IB_SUPERPOD.read_text()), synthetic(300, levels=4, seed=4)):
         _check_tree(t, slurm.tree_conf(t))
@@ -101,6 +105,7 @@ def test_tree_conf_adds_one_root_over_several_top_nodes() -> None:
     assert switches[slurm.ROOT] == {"top1", "top2"}
 
 
+@needs_captures
 def test_block_conf_matches_the_fixture_format_and_slurm_rules() -> None:
     fixture = parse_conf((SLURM / "topology_block_topograph_nvl_racks.conf").read_text())
     assert {tuple(sorted(e)) for e in fixture} == {("blockname", "nodes"), ("blocksizes",)}
@@ -144,6 +149,7 @@ def test_blocks_follow_network_order() -> None:
     assert runs == len(set(leaves))
 
 
+@needs_captures
 def test_topology_yaml_has_the_manpage_shape() -> None:
     example = yaml.safe_load((SLURM / "topology_yaml_slurm_manpage_example.yaml").read_text())
     t = aws.parse(json.loads(ULTRA.read_text()))

@@ -1,4 +1,4 @@
-"""Topology sources on real captured output (../shared/fixtures) and constructed inputs."""
+"""Topology sources on real captured output (the real captures, tests/conftest.py) and constructed inputs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import boto3
 import pytest
 from botocore.stub import Stubber
+from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.errors import UserError
 from gpufabric.topology.load import load
@@ -15,7 +16,6 @@ from gpufabric.topology.model import Host, Topology, apply_names
 from gpufabric.topology.sources import aws, file, gcp, ib
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 AWS_EXAMPLE = FIXTURES / "aws-topology" / "describe_instance_topology_awscli_example_3level.json"
 IB_SUPERPOD = FIXTURES / "infiniband" / "ibnetdiscover_dgx_h100_superpod_ndr_fattree.txt"
 IB_ISOLATED = FIXTURES / "infiniband" / "ibnetdiscover_gb200_single_ca_isolated.txt"
@@ -24,6 +24,7 @@ ULTRA = REPO / "tests" / "fixtures_topology" / "aws_ultraserver_p6e_gb200.json" 
 
 
 # ---------------------------------------------------------------- AWS
+@needs_captures
 def test_aws_cli_example_network_nodes_are_top_down() -> None:
     """UNCONFIRMED item 14: the real example only fits a tree if the LAST id is the leaf."""
     raw = json.loads(AWS_EXAMPLE.read_text())
@@ -58,6 +59,7 @@ def test_aws_capacity_block_is_the_nvlink_domain() -> None:
     assert domains == {"cr-0123456789abcdef0": 18, "cr-0fedcba9876543210": 7}
 
 
+@needs_captures
 def test_aws_names_map_renames_and_filters() -> None:
     raw = json.loads(AWS_EXAMPLE.read_text())
     t = aws.parse(raw, {"i-1111111111example": "gpu-1", "i-2222222222example": "gpu-2"})
@@ -86,6 +88,7 @@ def _client() -> object:
     )
 
 
+@needs_captures
 def test_aws_live_discovery_pages_and_chunks_ids_by_100() -> None:
     """Stubber checks every request against the real EC2 API model."""
     example = json.loads(AWS_EXAMPLE.read_text())["Instances"]
@@ -208,6 +211,7 @@ def test_gcp_bad_input(data: object, match: str) -> None:
 
 
 # ---------------------------------------------------------------- InfiniBand
+@needs_captures
 def test_ib_superpod_fixture_rail_leaves_group_into_scalable_units() -> None:
     t = ib.parse(IB_SUPERPOD.read_text())
     leaves = t.leaves()
@@ -226,6 +230,7 @@ def test_ib_superpod_fixture_rail_leaves_group_into_scalable_units() -> None:
     assert len(set(map(len, leaves.values()))) > 1  # uneven: a fragmented real fabric
 
 
+@needs_captures
 def test_ib_isolated_hca_is_one_clear_error() -> None:
     with pytest.raises(UserError, match="no switches"):
         ib.parse(IB_ISOLATED.read_text())
@@ -289,6 +294,7 @@ def test_load_rejects_unknown_source_and_missing_input(tmp_path: Path) -> None:
         load("file", bad)
 
 
+@needs_captures
 def test_names_file_as_mapping_or_lines(tmp_path: Path) -> None:
     from gpufabric.topology.files import read_names
 
