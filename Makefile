@@ -1,6 +1,9 @@
 # gpufabric: every set-up step lives here, so a fresh machine needs only `make demo` / `make test`.
 SHELL := /bin/bash
-PYTHON ?= python3.11
+# The newest supported Python that runs here (3.13, 3.12 or 3.11; a pyenv shim of a version
+# that is not selected does not run); override with PYTHON=...
+PYTHON ?= $(or $(firstword $(foreach v,3.13 3.12 3.11,$(shell python$(v) -c '' 2>/dev/null && echo python$(v)))),\
+  $(error no python3.11, python3.12 or python3.13 on PATH; gpufabric supports Python 3.11 to 3.13))
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -14,6 +17,7 @@ help:
 	@echo "make lint   - ruff, pyright, yamllint, ansible-lint"
 	@echo "make mutation - mutation score per module of the gate, config rules, cloud wiring, topology (slow; not in CI)"
 
+# dev brings every cloud's extra ([all]); users install only theirs: pip install 'gpufabric[aws]'
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip

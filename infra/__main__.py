@@ -9,11 +9,12 @@ from gpufabric.clouds import build_cluster
 from gpufabric.config import from_pulumi
 from gpufabric.errors import UserError
 
-try:
+try:  # one clean line under `pulumi up` (bad config, a cloud SDK not installed), no traceback
     config = from_pulumi(Path(__file__).resolve().parent.parent / "stacks")
-except UserError as exc:  # one clean line under `pulumi up`, no traceback
+    cluster = build_cluster(config, lookup(config.instance_type))
+except UserError as exc:
     raise pulumi.RunError(str(exc)) from None
 
-build_cluster(config, lookup(config.instance_type)).export()
+cluster.export()
 pulumi.export("fabric", lookup(config.instance_type).fabric)
 pulumi.export("encryption", config.encryption)

@@ -9,6 +9,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.config.aws import FsxLustreConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
+from gpufabric.extras import require
 
 FSX_THROUGHPUTS = (125, 250, 500, 1000)
 # EFA-enabled PERSISTENT_2 capacity multiples by throughput (cloud-facts.md B.1)
@@ -25,6 +26,7 @@ _RESERVATION_RE = re.compile(r"^cr-[0-9a-f]{8,17}$")
 @cache
 def aws_regions() -> frozenset[str]:
     """Every region of every partition in the endpoint data bundled with botocore (offline)."""
+    require("boto3", "the AWS region check (botocore's endpoint data)")
     from botocore.loaders import Loader
 
     data = Loader().load_data("endpoints")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.extras import require
 
 TOPOLOGY_BATCH = 100  # DescribeInstanceTopology takes at most 100 instance ids per call
 
@@ -78,6 +79,7 @@ def discover(
     if not filters:
         raise UserError("inventory.discovery.filters: empty; the outputs name no way to find nodes")
     if ec2 is None:
+        require("boto3", "AWS node discovery")
         import boto3  # only when really talking to AWS
 
         ec2 = boto3.client("ec2", region_name=region)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpufabric.errors import UserError
+from gpufabric.extras import require
 from gpufabric.topology.files import read_data, read_names, read_text
 from gpufabric.topology.model import Topology, apply_names
 from gpufabric.topology.sources import aws, file, gcp, ib
@@ -59,6 +60,7 @@ def _aws_live(
     names: dict[str, str] | None,
     name_by: str,
 ) -> Topology:
+    require("boto3", "live AWS topology discovery (--source aws without --input)")
     import boto3  # only for live discovery: recorded input needs no AWS SDK session
     from botocore.exceptions import BotoCoreError
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from gpufabric.errors import UserError
 from gpufabric.topology.model import Host, Topology
 
@@ -154,6 +152,8 @@ def discover(
 ) -> Topology:
     """Live discovery with a boto3 EC2 client (needs ec2:DescribeInstanceTopology and, for
     `name_by="private-dns"`, ec2:DescribeInstances)."""
+    from botocore.exceptions import BotoCoreError, ClientError  # with the client's boto3
+
     try:
         pages = describe_instance_topology(client, instance_ids, filters)
         if names is None and name_by == "private-dns":
