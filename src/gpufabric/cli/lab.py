@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from gpufabric import userfiles
 from gpufabric.errors import UserError
 from gpufabric.lab import lab, network
 from gpufabric.lab import summary as lab_summary
@@ -102,7 +103,7 @@ def inventory(name: NameOpt = DEFAULT_NAME) -> None:
 def summary(
     recap: Annotated[
         Path | None,
-        typer.Option("--recap", help="Output of the ansible-playbook run (for its PLAY RECAP)"),
+        typer.Option("--recap", help="Output of the ansible-playbook run (for its PLAY RECAP); - for standard input"),
     ] = None,
     name: NameOpt = DEFAULT_NAME,
 ) -> None:
@@ -111,8 +112,6 @@ def summary(
     st, _paths = lab.load_up(name)
     counts: dict[str, dict[str, int]] = {}
     if recap is not None:
-        if not recap.is_file():
-            raise UserError(f"--recap: {recap} does not exist")
-        counts = lab_summary.parse_recap(recap.read_text())
+        counts = lab_summary.parse_recap(userfiles.read_text(recap))  # `-`: standard input
     files = {h.name: lab_summary.managed_files(st, h.name) for h in st.layout.hosts}
     typer.echo(lab_summary.render(st, counts, files), nl=False)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from gpufabric import jsonout, outdir
+from gpufabric import jsonout, outdir, userfiles
 from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.fabric import merge_debug
@@ -31,7 +31,8 @@ app = typer.Typer(
 )
 
 Files = Annotated[
-    list[Path], typer.Argument(help="nccl-tests output (text or -J JSON) / NCCL logs")
+    list[Path],
+    typer.Argument(help="nccl-tests output (text or -J JSON) / NCCL logs; - for standard input"),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of text")]
 InstanceTypeOpt = Annotated[
@@ -236,12 +237,7 @@ def tuner_check_cmd(
     ] = False,
 ) -> None:
     """Validate a tuner CSV against the example tuner's rules; exit 1 on errors."""
-    try:
-        text = file.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise UserError(f"{file}: cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{file}: not UTF-8 text; expected a tuner CSV") from None
+    text = userfiles.read_text(file)  # `-` is standard input
     if "\0" in text:
         raise UserError(f"{file}: binary file; expected a tuner CSV")
     problems = validate(text, nodes, ranks, caveat=not plugin_rules_only)

@@ -44,7 +44,8 @@ InputOpt = Annotated[
         "--input",
         "-i",
         help="Recorded input: a DescribeInstanceTopology response (aws), instances list or "
-        "physical_host map (gcp), ibnetdiscover output (ib), JSON/YAML topology (file)",
+        "physical_host map (gcp), ibnetdiscover output (ib), JSON/YAML topology (file); "
+        "- for standard input",
     ),
 ]
 NamesOpt = Annotated[

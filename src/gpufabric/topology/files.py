@@ -8,16 +8,13 @@ from typing import Any
 
 import yaml
 
+from gpufabric import userfiles
 from gpufabric.errors import UserError
 
 
 def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc.__class__.__name__})") from None
+    """UTF-8 text of `path`; `-` is standard input."""
+    return userfiles.read_text(path)
 
 
 def read_data(path: Path) -> Any:

@@ -13,6 +13,7 @@ from gpufabric.nccl.parse.debuglog import parse_debug_lines
 from gpufabric.nccl.parse.tests_json import parse_tests_json
 from gpufabric.nccl.parse.tests_text import COLLECTIVES, collective_from_name, parse_tests_text
 from gpufabric.nccl.parse.transport import transport
+from gpufabric.userfiles import read_bytes
 
 
 def parse_text(text: str, name: str = "<text>", collective: str | None = None) -> Capture:
@@ -40,11 +41,7 @@ def parse_text(text: str, name: str = "<text>", collective: str | None = None) -
 
 def parse_file(path: str | Path, collective: str | None = None) -> Capture:
     """Read and parse a file; UserError (one line) when it cannot be read or holds nothing NCCL."""
-    file = Path(path)
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    data = read_bytes(path)  # `-` is standard input
     if b"\0" in data[:4096]:
         raise UserError(f"{path}: binary file, expected nccl-tests output or an NCCL log")
     capture = parse_text(data.decode("utf-8", errors="replace"), str(path), collective)

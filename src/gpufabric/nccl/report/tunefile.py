@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpufabric.errors import UserError
+from gpufabric.userfiles import read_bytes
 
 
 class _Loose(BaseModel):
@@ -39,10 +40,7 @@ class _Tune(_Loose):
 
 def read_tune(path: Path) -> dict[str, Any]:
     """The tune.json as a dict the report can use; UserError naming the file otherwise."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    data = read_bytes(path)  # `-` is standard input
     try:
         doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
