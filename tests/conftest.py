@@ -14,6 +14,8 @@ skip where that folder is absent, so a bare clone runs every other test:
     def test_y(): ...
 
 Every skip comes from the one line in `require_captures`, so pytest -ra reports them together.
+Recordings of real clients (GPUFABRIC_REALCLIENTS, default `shared/realclients` beside the
+checkout) work the same way through `realclient(rel)`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ FIXTURES = Path(os.environ.get("GPUFABRIC_FIXTURES") or REPO.parent / "shared" /
 CAPTURES_ABSENT = (
     f"real tool captures not found at {FIXTURES}: set GPUFABRIC_FIXTURES to a copy of them "
     "to run these tests (CONTRIBUTING.md, 'Real captures')"
+)
+# What real clients (NCCL's example tuner, topograph, Kueue's CRD) were recorded doing
+REALCLIENTS = Path(
+    os.environ.get("GPUFABRIC_REALCLIENTS") or REPO.parent / "shared" / "realclients"
+)
+REALCLIENTS_ABSENT = (
+    f"real-client recordings not found at {REALCLIENTS}: set GPUFABRIC_REALCLIENTS to a copy "
+    "of them to run these tests (CONTRIBUTING.md, 'Real captures')"
 )
 
 
@@ -59,6 +69,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # point is one line for all of them
     if item.get_closest_marker("captures"):
         require_captures()
+
+
+def realclient(rel: str) -> Path:
+    """Path of the real-client recording `rel`; skips the test where the folder is absent."""
+    if not REALCLIENTS.is_dir():
+        pytest.skip(REALCLIENTS_ABSENT)
+    path = REALCLIENTS / rel
+    if not path.exists():
+        pytest.fail(f"real-client recording {rel} missing from {REALCLIENTS}")
+    return path
 
 
 @pytest.fixture(scope="session")

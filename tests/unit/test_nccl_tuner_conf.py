@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import realclient
 
 from gpufabric.nccl.tune.ncclrules import SIMPLE_ONLY, ignored
 from gpufabric.nccl.tune.sweep import plan_sweep
@@ -130,14 +130,8 @@ def test_render_writes_eight_or_ten_fields_and_comments_in_column_1() -> None:
     assert errors(validate(text, caveat=False)) == []
 
 
-REALCLIENTS = Path(__file__).resolve().parents[2].parent / "shared" / "realclients"
-
-
 def _realclients(name: str) -> Any:
-    path = REALCLIENTS / name
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
-    return json.loads(path.read_text())
+    return json.loads(realclient(name).read_text())
 
 
 def test_reader_agrees_with_the_real_example_plugin_on_every_observed_file() -> None:

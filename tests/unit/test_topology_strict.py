@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from tests.conftest import realclient
 
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
@@ -19,7 +20,6 @@ from gpufabric.topology.hostlist import expand
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.sources import aws, file, gcp
 
-REALCLIENTS = Path(__file__).resolve().parents[2].parent / "shared" / "realclients"
 GPUFABRIC = Path(sys.executable).parent / "gpufabric"
 
 
@@ -158,10 +158,8 @@ def _switch_lines(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]
 
 
 def test_topograph_case_6_tree_with_nodes_without_topology() -> None:
-    """NVIDIA/topograph provider_sim_test Case 6, as recorded in ../shared/realclients."""
-    path = REALCLIENTS / "topograph_expected.json"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    """NVIDIA/topograph provider_sim_test Case 6, as recorded (tests/conftest.py, realclient)."""
+    path = realclient("topograph_expected.json")
     case = next(c for c in json.loads(path.read_text())["aws_sim"] if "Case 6" in c["name"])
     model = yaml.safe_load(case["model"])
     parent = {kid: sw for sw, spec in model["switches"].items() for kid in spec.get("switches", [])}
@@ -193,9 +191,7 @@ def test_label_values_that_collide_are_a_conflict() -> None:
 
 
 def _crd_version(name: str) -> dict[str, Any]:
-    path = REALCLIENTS / "kueue.x-k8s.io_topologies.yaml"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    path = realclient("kueue.x-k8s.io_topologies.yaml")
     crd = yaml.safe_load(path.read_text())
     return next(v for v in crd["spec"]["versions"] if v["name"] == name)
 
