@@ -9,7 +9,7 @@ import typer
 
 from gpufabric import userfiles
 from gpufabric.errors import UserError
-from gpufabric.lab import lab, network
+from gpufabric.lab import faults, lab, network
 from gpufabric.lab import summary as lab_summary
 from gpufabric.lab.layout import DEFAULT_NAME
 
@@ -78,9 +78,11 @@ def status(name: NameOpt = DEFAULT_NAME) -> None:
         f"lab {name!r}: {st.phase}, {lay.subnet}, {len(lay.hosts)} hosts, {len(lay.leaves)} leaves"
     )
     for hs in lab.host_status(st):
+        fault = ",".join(st.faults.get(hs.name, []))
         typer.echo(
             f"  {hs.name:<4} {hs.address:<15} {hs.leaf:<7} "
             f"{'running' if hs.running else 'STOPPED':<8} systemd {hs.systemd}"
+            + (f"  FAULT {fault}" if fault else "")
         )
     qd = network.spine_qdiscs(lay)
     shaped = [dev for dev, line in qd.items() if line.startswith("qdisc tbf")]
@@ -115,3 +117,29 @@ def summary(
         counts = lab_summary.parse_recap(userfiles.read_text(recap))  # `-`: standard input
     files = {h.name: lab_summary.managed_files(st, h.name) for h in st.layout.hosts}
     typer.echo(lab_summary.render(st, counts, files), nl=False)
+
+
+@app.command("fault")
+def fault(
+    host: Annotated[str, typer.Argument(help="Lab host, e.g. h3")],
+    kind: Annotated[str, typer.Argument(help="slow-link | mtu | link-down | flap")],
+    rate: Annotated[str, typer.Option("--rate", help="slow-link: tc rate both ways")] = (
+        faults.DEFAULT_RATE),
+    mtu: Annotated[int, typer.Option("--mtu", help="mtu: the host's new eth0 MTU")] = (
+        faults.DEFAULT_MTU),
+    flaps: Annotated[int, typer.Option("--flaps", help="flap: down/up cycles")] = (
+        faults.DEFAULT_FLAPS),
+    name: NameOpt = DEFAULT_NAME,
+) -> None:
+    """Break a host's link on purpose (heal it with `lab restart HOST`)."""
+    typer.echo(faults.fault(name, host, kind, rate, mtu, flaps))
+
+
+@app.command("restart")
+def restart(
+    host: Annotated[str, typer.Argument(help="Lab host, e.g. h3")],
+    name: NameOpt = DEFAULT_NAME,
+) -> None:
+    """Stop a host (if running), give it a fresh link (heals every fault) and boot it again."""
+    _st, boot = faults.restart(name, host)
+    typer.echo(f"{host}: restarted with a fresh link, systemd {boot}")

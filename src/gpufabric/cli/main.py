@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from gpufabric.cli import lab, nccl, plan, topology
+from gpufabric.cli import health, lab, nccl, plan, topology
 from gpufabric.errors import UserError
 
 app = typer.Typer(
@@ -31,6 +31,7 @@ app.command("plan")(plan.plan)
 app.add_typer(lab.app, name="lab")
 app.add_typer(topology.app, name="topology")
 app.add_typer(nccl.app, name="nccl")
+app.add_typer(health.app, name="health")
 
 
 def main() -> None:

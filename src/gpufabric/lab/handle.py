@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from gpufabric.lab import lab, network
+from gpufabric.lab import faults, lab, network
 from gpufabric.lab.state import LabPaths, LabState, state_root
 
 REPO = Path(__file__).resolve().parents[3]
@@ -168,3 +168,14 @@ class LabHandle:
     def set_spine_rate(self, rate: str | None) -> None:
         """Shape the spine (tc rate such as 1gbit), or None to remove the shaping."""
         self.state = lab.set_spine_rate(self.name, rate)
+
+    def fault(self, host: str, kind: str, **options: str | int) -> str:
+        """Inject a fault (slow-link | mtu | link-down | flap); heal it with restart(host)."""
+        what = faults.fault(self.name, host, kind, **options)  # type: ignore[arg-type]
+        self.state = lab.load_up(self.name)[0]
+        return what
+
+    def restart(self, host: str) -> str:
+        """Stop `host`, give it a fresh link (heals every fault), boot it; returns systemd state."""
+        self.state, boot = faults.restart(self.name, host)
+        return boot

@@ -65,6 +65,7 @@ class LabState:
     pids: dict[str, int] = field(default_factory=dict)  # host -> systemd-nspawn PID
     mounts: list[str] = field(default_factory=list)  # overlay mount points
     phase: str = "starting"  # starting -> up
+    faults: dict[str, list[str]] = field(default_factory=dict)  # host -> `lab fault` kinds
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -85,6 +86,7 @@ class LabState:
             pids={k: int(v) for k, v in doc["pids"].items()},
             mounts=list(doc["mounts"]),
             phase=doc["phase"],
+            faults={k: list(v) for k, v in doc.get("faults", {}).items()},
         )
 
 
