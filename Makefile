@@ -50,7 +50,7 @@ unit: $(STAMP) $(ACTIONLINT)
 lint: $(STAMP)
 	$(BIN)/ruff check src infra tests benchmarks
 	$(BIN)/pyright
-	$(BIN)/ruff check plugins roles/fabric_facts/files
+	$(BIN)/ruff check plugins roles/fabric_facts/files roles/fabric_health/files
 	$(BIN)/yamllint .
 	$(BIN)/ansible-lint
 

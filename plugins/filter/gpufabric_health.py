@@ -19,7 +19,8 @@ def _lib(module: str) -> Any:
     except ImportError as exc:
         raise AnsibleFilterError(
             f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
-            "project's venv (.venv/bin/ansible-playbook)") from None
+            "project's venv (.venv/bin/ansible-playbook)"
+        ) from None
 
 
 def _plain(value: Any) -> Any:
@@ -41,8 +42,9 @@ def _call(module: str, func: str, *args: Any, **kwargs: Any) -> Any:
         raise AnsibleFilterError(str(exc)) from None
 
 
-def checks(hostvars: Any, hosts: list[str], fabric: str, instance_type: str = "",
-           mtu: int = 0) -> dict[str, Any]:
+def checks(
+    hostvars: Any, hosts: list[str], fabric: str, instance_type: str = "", mtu: int = 0
+) -> dict[str, Any]:
     """Step 1 for every host that answered (collector output + gpufabric_facts)."""
     raws: dict[str, Any] = {}
     facts: dict[str, Any] = {}
@@ -53,8 +55,9 @@ def checks(hostvars: Any, hosts: list[str], fabric: str, instance_type: str = ""
         except ValueError:
             continue  # no answer: reported as unreachable
         facts[h] = _hostvar(hostvars, h, "gpufabric_facts") or {}
-    exp = _call("health.expect", "expected", str(fabric), str(instance_type or ""),
-                int(mtu) or None)
+    exp = _call(
+        "health.expect", "expected", str(fabric), str(instance_type or ""), int(mtu) or None
+    )
     return _call("health.checks", "check_hosts", raws, facts, exp)
 
 
@@ -72,8 +75,9 @@ def plan(state: dict[str, Any]) -> dict[str, Any]:
     return st
 
 
-def commands(state: dict[str, Any], tool: str, hostvars: Any,
-             options: dict[str, Any]) -> dict[str, Any]:
+def commands(
+    state: dict[str, Any], tool: str, hostvars: Any, options: dict[str, Any]
+) -> dict[str, Any]:
     """Host -> the argv lists it runs this round."""
     tests = _plain(state)["pending"]
     opts = _plain(options)
@@ -81,15 +85,31 @@ def commands(state: dict[str, Any], tool: str, hostvars: Any,
     if tool == "iperf3":
         hosts = {h for t in tests for h in t["hosts"]}
         addresses = {h: str(_hostvar(hostvars, h, "ansible_host", h)) for h in hosts}
-        return traffic.iperf3_commands(tests, addresses, int(opts["port"]), int(opts["seconds"]),
-                                       float(opts["interval"]), int(opts["rate_mbit"]))
+        return traffic.iperf3_commands(
+            tests,
+            addresses,
+            int(opts["port"]),
+            int(opts["seconds"]),
+            float(opts["interval"]),
+            int(opts["rate_mbit"]),
+        )
     if tool == "nccl-tests":
-        return traffic.nccl_commands(tests, int(opts["gpus_per_host"]), int(opts["repeats"]),
-                                     str(opts["mpirun"]), str(opts["binary"]), str(opts["size"]))
-    raise AnsibleFilterError(f"fabric_health_traffic: {tool!r} is not valid; use iperf3 or nccl-tests")
+        return traffic.nccl_commands(
+            tests,
+            int(opts["gpus_per_host"]),
+            int(opts["repeats"]),
+            str(opts["mpirun"]),
+            str(opts["binary"]),
+            str(opts["size"]),
+        )
+    raise AnsibleFilterError(
+        f"fabric_health_traffic: {tool!r} is not valid; use iperf3 or nccl-tests"
+    )
 
 
-def record(state: dict[str, Any], tool: str, hostvars: Any, options: dict[str, Any]) -> dict[str, Any]:
+def record(
+    state: dict[str, Any], tool: str, hostvars: Any, options: dict[str, Any]
+) -> dict[str, Any]:
     """Judge this round from every host's registered command outputs."""
     st = _plain(state)
     opts = _plain(options)
@@ -103,23 +123,38 @@ def record(state: dict[str, Any], tool: str, hostvars: Any, options: dict[str, A
     return _call("health.bisect", "record", st, results)
 
 
-def report(hosts: list[str], step1: dict[str, Any], state: dict[str, Any],
-           actions: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None
-           ) -> dict[str, Any]:
-    return _call("health.report", "build", _plain(hosts), _plain(step1), _plain(state),
-                 _plain(actions or []), _plain(meta or {}))
+def report(
+    hosts: list[str],
+    step1: dict[str, Any],
+    state: dict[str, Any],
+    actions: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return _call(
+        "health.report",
+        "build",
+        _plain(hosts),
+        _plain(step1),
+        _plain(state),
+        _plain(actions or []),
+        _plain(meta or {}),
+    )
 
 
 def slurm_actions(rep: dict[str, Any], scontrol_text: str, prefix: str) -> list[dict[str, Any]]:
     act = _lib("health.act")
-    return act.plan_slurm(_plain(rep)["hosts"], act.parse_scontrol_nodes(str(scontrol_text)),
-                          str(prefix))
+    return act.plan_slurm(
+        _plain(rep)["hosts"], act.parse_scontrol_nodes(str(scontrol_text)), str(prefix)
+    )
 
 
-def k8s_actions(rep: dict[str, Any], kubectl_json: str, kubectl: str, key: str) -> list[dict[str, Any]]:
+def k8s_actions(
+    rep: dict[str, Any], kubectl_json: str, kubectl: str, key: str
+) -> list[dict[str, Any]]:
     act = _lib("health.act")
-    return act.plan_k8s(_plain(rep)["hosts"], act.parse_kubectl_nodes(str(kubectl_json)),
-                        str(kubectl), str(key))
+    return act.plan_k8s(
+        _plain(rep)["hosts"], act.parse_kubectl_nodes(str(kubectl_json)), str(kubectl), str(key)
+    )
 
 
 def html(rep: dict[str, Any]) -> str:

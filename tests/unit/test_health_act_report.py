@@ -24,8 +24,13 @@ def test_slurm_drains_bad_resumes_only_its_own_and_keeps_an_operators_drain() ->
     nodes = act.parse_scontrol_nodes((DATA / "scontrol_show_node_oneliner_lab.txt").read_text())
     plan = {a["node"]: a for a in act.plan_slurm({"h1": BAD, "h2": OK, "h3": OK, "h9": BAD}, nodes)}
     assert plan["h1"]["action"] == "drain"
-    assert plan["h1"]["argv"] == ["scontrol", "update", "NodeName=h1", "State=DRAIN",
-                                  "Reason=gpufabric-health: slow link: fwd 0.02 Gbit/s"]
+    assert plan["h1"]["argv"] == [
+        "scontrol",
+        "update",
+        "NodeName=h1",
+        "State=DRAIN",
+        "Reason=gpufabric-health: slow link: fwd 0.02 Gbit/s",
+    ]
     assert plan["h2"]["action"] == "resume"
     assert plan["h2"]["argv"] == ["scontrol", "update", "NodeName=h2", "State=RESUME"]
     assert plan["h3"]["action"] == "keep" and "someone else" in plan["h3"]["why"]
@@ -40,16 +45,35 @@ def test_slurm_reason_is_one_bounded_line() -> None:
 
 
 def test_kubernetes_taints_bad_and_removes_only_its_own_taint() -> None:
-    nodes = json.dumps({"items": [
-        {"metadata": {"name": "n1"}, "spec": {}},
-        {"metadata": {"name": "n2"}, "spec": {"taints": [
-            {"key": act.TAINT_KEY, "value": "bad", "effect": "NoSchedule"}]}},
-        {"metadata": {"name": "n3"}, "spec": {"taints": [
-            {"key": "other", "value": "x", "effect": "NoSchedule"}]}}]})
-    plan = {a["node"]: a for a in act.plan_k8s({"n1": BAD, "n2": OK, "n3": OK},
-                                              act.parse_kubectl_nodes(nodes))}
-    assert plan["n1"]["argv"] == ["kubectl", "taint", "nodes", "n1",
-                                  f"{act.TAINT_KEY}=bad:NoSchedule", "--overwrite"]
+    nodes = json.dumps(
+        {
+            "items": [
+                {"metadata": {"name": "n1"}, "spec": {}},
+                {
+                    "metadata": {"name": "n2"},
+                    "spec": {
+                        "taints": [{"key": act.TAINT_KEY, "value": "bad", "effect": "NoSchedule"}]
+                    },
+                },
+                {
+                    "metadata": {"name": "n3"},
+                    "spec": {"taints": [{"key": "other", "value": "x", "effect": "NoSchedule"}]},
+                },
+            ]
+        }
+    )
+    plan = {
+        a["node"]: a
+        for a in act.plan_k8s({"n1": BAD, "n2": OK, "n3": OK}, act.parse_kubectl_nodes(nodes))
+    }
+    assert plan["n1"]["argv"] == [
+        "kubectl",
+        "taint",
+        "nodes",
+        "n1",
+        f"{act.TAINT_KEY}=bad:NoSchedule",
+        "--overwrite",
+    ]
     assert plan["n2"]["argv"] == ["kubectl", "taint", "nodes", "n2", f"{act.TAINT_KEY}:NoSchedule-"]
     assert plan["n3"]["action"] == "keep"
     assert act.parse_kubectl_nodes("not json") == {}
@@ -66,8 +90,10 @@ def test_iperf3_bidir_json_from_the_lab() -> None:
 
 
 def test_iperf3_ring_commands_and_results() -> None:
-    tests = [{"id": "r1t1", "kind": "split", "hosts": ["a", "b", "c"]},
-             {"id": "r1t2", "kind": "confirm", "hosts": ["d", "e"]}]
+    tests = [
+        {"id": "r1t1", "kind": "split", "hosts": ["a", "b", "c"]},
+        {"id": "r1t2", "kind": "confirm", "hosts": ["d", "e"]},
+    ]
     cmds = traffic.iperf3_commands(tests, {"b": "10.0.0.2"})
     assert sorted(cmds) == ["a", "b", "c", "d"]  # ring a->b->c->a; pair d->e
     assert cmds["a"][0][:3] == ["iperf3", "--client", "10.0.0.2"] and "--bidir" in cmds["a"][0]
@@ -83,6 +109,7 @@ def test_nccl_commands_and_results_on_real_nccl_tests_output() -> None:
     path = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p5_efa_srun_prefix.txt"
     if not path.is_file():
         import pytest
+
         pytest.skip(f"{path} absent (shared fixtures not checked out)")
     tests = [{"id": "r1t1", "kind": "split", "hosts": ["n1", "n2"]}]
     cmds = traffic.nccl_commands(tests, gpus_per_host=8, repeats=2)
@@ -96,12 +123,34 @@ def test_nccl_commands_and_results_on_real_nccl_tests_output() -> None:
 
 
 def test_report_names_unreachable_hosts_and_renders_escaped_html() -> None:
-    step1 = {"h1": {"reasons": [], "warnings": [], "checks": []},
-             "h2": {"reasons": ["mtu: eth0 mtu 9000, the peers' 1500"], "warnings": [],
-                    "checks": [{"check": "mtu", "ok": False, "detail": "<script>"}]}}
-    traffic_state = {"hosts": ["h1", "h2"], "bad": {}, "findings": [], "rounds": [
-        {"round": 1, "tests": [{"id": "r1t1", "kind": "split", "hosts": ["h1", "h2"], "ok": True,
-                                "reason": "", "gbps": {"fwd": 0.2, "rev": 0.2}}]}]}
+    step1 = {
+        "h1": {"reasons": [], "warnings": [], "checks": []},
+        "h2": {
+            "reasons": ["mtu: eth0 mtu 9000, the peers' 1500"],
+            "warnings": [],
+            "checks": [{"check": "mtu", "ok": False, "detail": "<script>"}],
+        },
+    }
+    traffic_state = {
+        "hosts": ["h1", "h2"],
+        "bad": {},
+        "findings": [],
+        "rounds": [
+            {
+                "round": 1,
+                "tests": [
+                    {
+                        "id": "r1t1",
+                        "kind": "split",
+                        "hosts": ["h1", "h2"],
+                        "ok": True,
+                        "reason": "",
+                        "gbps": {"fwd": 0.2, "rev": 0.2},
+                    }
+                ],
+            }
+        ],
+    }
     rep = report.build(["h1", "h2", "h3"], step1, traffic_state, [], {"traffic_tool": "iperf3"})
     assert rep["hosts"]["h3"] == {"status": "bad", "reasons": [report.UNREACHABLE], "warnings": []}
     assert rep["bad"] == ["h2", "h3"] and rep["rounds"] == 1

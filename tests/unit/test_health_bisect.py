@@ -57,6 +57,7 @@ def test_two_bad_hosts_in_different_halves_are_both_found() -> None:
 def test_one_noisy_repeat_does_not_fail_a_group() -> None:
     def measure(tests: list[dict]) -> list[dict]:
         return [{"fwd": [100, 2, 100], "rev": [100, 100, float("nan")]} for _ in tests]
+
     state = bisect.run(hosts(8), measure, LIMITS)
     assert state["bad"] == {} and len(state["rounds"]) == 1
 
@@ -70,6 +71,7 @@ def test_slow_links_between_halves_blame_no_host() -> None:
             v = 10.0 if len(span) == 2 else 100.0
             out.append({"fwd": [v] * 3, "rev": [v] * 3})
         return out
+
     state = bisect.start(hosts(8), LIMITS)
     state["queue"] = [{"kind": "split", "hosts": hosts(8), "parent": ""}]  # test the whole first
     while not state["done"]:
@@ -80,8 +82,13 @@ def test_slow_links_between_halves_blame_no_host() -> None:
 
 def test_failed_measurement_fails_the_group_with_its_error() -> None:
     def measure(tests: list[dict]) -> list[dict]:
-        return [{"fwd": [], "rev": [], "error": "iperf3: unable to connect"}
-                if "n03" in t["hosts"] else {"fwd": [100.0], "rev": [100.0]} for t in tests]
+        return [
+            {"fwd": [], "rev": [], "error": "iperf3: unable to connect"}
+            if "n03" in t["hosts"]
+            else {"fwd": [100.0], "rev": [100.0]}
+            for t in tests
+        ]
+
     state = bisect.run(hosts(8), measure, LIMITS)
     assert list(state["bad"]) == ["n03"]
     assert "unable to connect" in state["bad"]["n03"]

@@ -17,20 +17,41 @@ DATA = Path(__file__).parent / "data" / "health"
 
 
 def lab_host(**net: object) -> dict:
-    eth0 = {"operstate": "up", "carrier": "1", "mtu": "1500", "speed": "10000",
-            "carrier_changes": "2", "stats": {}, "pcie": {}, "driver": "veth", **net}
-    return {"net": {"lo": {"operstate": "unknown", "mtu": "65536"}, "eth0": eth0}, "ib": {},
-            "nvidia_smi_pcie": ""}
+    eth0 = {
+        "operstate": "up",
+        "carrier": "1",
+        "mtu": "1500",
+        "speed": "10000",
+        "carrier_changes": "2",
+        "stats": {},
+        "pcie": {},
+        "driver": "veth",
+        **net,
+    }
+    return {
+        "net": {"lo": {"operstate": "unknown", "mtu": "65536"}, "eth0": eth0},
+        "ib": {},
+        "nvidia_smi_pcie": "",
+    }
 
 
 def ib_host(rate: str = "400 Gb/sec (4X NDR)", state: str = "4: ACTIVE", **counters: str) -> dict:
-    ports = {f"mlx5_{i}": {"ports": {"1": {"state": state if i == 0 else "4: ACTIVE",
-                                            "phys_state": "5: LinkUp",
-                                            "rate": rate if i == 0 else "400 Gb/sec (4X NDR)",
-                                            "link_layer": "InfiniBand",
-                                            "counters": dict(counters) if i == 0 else {},
-                                            "hw_counters": {}}},
-                           "netdevs": []} for i in range(8)}
+    ports = {
+        f"mlx5_{i}": {
+            "ports": {
+                "1": {
+                    "state": state if i == 0 else "4: ACTIVE",
+                    "phys_state": "5: LinkUp",
+                    "rate": rate if i == 0 else "400 Gb/sec (4X NDR)",
+                    "link_layer": "InfiniBand",
+                    "counters": dict(counters) if i == 0 else {},
+                    "hw_counters": {},
+                }
+            },
+            "netdevs": [],
+        }
+        for i in range(8)
+    }
     return {"net": {}, "ib": ports, "nvidia_smi_pcie": ""}
 
 
@@ -42,15 +63,26 @@ def test_healthy_lab_hosts_pass_every_check() -> None:
     out = run_lab({f"h{i}": lab_host() for i in range(1, 5)})
     assert all(v["reasons"] == [] for v in out.values())
     assert [r["check"] for r in out["h1"]["checks"]] == [
-        "nic-count", "link-down", "link-rate", "mtu", "flap", "errors", "pcie", "affinity"]
+        "nic-count",
+        "link-down",
+        "link-rate",
+        "mtu",
+        "flap",
+        "errors",
+        "pcie",
+        "affinity",
+    ]
 
 
-@pytest.mark.parametrize(("broken", "reason"), [
-    ({"mtu": "9000"}, "mtu: eth0 mtu 9000, the peers' 1500"),
-    ({"operstate": "down", "carrier": "0"}, "link-down: eth0 operstate down"),
-    ({"carrier_changes": "14"}, "flap: eth0 carrier_changes 14, peers' median 2"),
-    ({"speed": "1000"}, "link-rate: eth0 1000 Mb/s, expected 10 Gb/s"),
-])
+@pytest.mark.parametrize(
+    ("broken", "reason"),
+    [
+        ({"mtu": "9000"}, "mtu: eth0 mtu 9000, the peers' 1500"),
+        ({"operstate": "down", "carrier": "0"}, "link-down: eth0 operstate down"),
+        ({"carrier_changes": "14"}, "flap: eth0 carrier_changes 14, peers' median 2"),
+        ({"speed": "1000"}, "link-rate: eth0 1000 Mb/s, expected 10 Gb/s"),
+    ],
+)
 def test_one_broken_lab_host_is_named_with_its_reason(broken: dict, reason: str) -> None:
     hosts = {f"h{i}": lab_host() for i in range(1, 5)}
     hosts["h3"] = lab_host(**broken)
@@ -76,26 +108,36 @@ def test_infiniband_port_rate_state_and_counters_against_the_instance_type() -> 
     assert out["g"]["reasons"] == []
     assert out["s"]["reasons"] == ["link-rate: mlx5_0/1 200 Gb/s, expected 400"]
     assert out["d"]["reasons"] == ["link-down: mlx5_0/1 DOWN / LinkUp"]
-    assert out["e"]["reasons"] == ["flap: mlx5_0/1 link_downed 3",
-                                   "errors: mlx5_0/1 port_rcv_errors 101"]
+    assert out["e"]["reasons"] == [
+        "flap: mlx5_0/1 link_downed 3",
+        "errors: mlx5_0/1 port_rcv_errors 101",
+    ]
     assert out["e"]["warnings"] == ["errors: mlx5_0/1 symbol_error 5"]
 
 
 def test_gpu_and_nic_pcie_links_against_the_expected_width_and_generation() -> None:
     exp = expected("infiniband", "Standard_ND96isr_H100_v5")
     host = ib_host()
-    host["nvidia_smi_pcie"] = ("0, 00000000:18:00.0, 1, 5, 16, 16\n"   # idle Gen1: not judged
-                               "1, 00000000:2A:00.0, 5, 5, 8, 8\n"
-                               "2, 00000000:3A:00.0, 4, 4, 16, 16\n")
+    host["nvidia_smi_pcie"] = (
+        "0, 00000000:18:00.0, 1, 5, 16, 16\n"  # idle Gen1: not judged
+        "1, 00000000:2A:00.0, 5, 5, 8, 8\n"
+        "2, 00000000:3A:00.0, 4, 4, 16, 16\n"
+    )
     out = check_hosts({"x": host}, {}, exp)
-    assert out["x"]["reasons"] == ["pcie: GPU1 x8, expected x16",
-                                   "pcie: GPU2 max Gen4, expected Gen5 (H100)"]
+    assert out["x"]["reasons"] == [
+        "pcie: GPU1 x8, expected x16",
+        "pcie: GPU2 max Gen4, expected Gen5 (H100)",
+    ]
 
 
 def test_gpu_nic_affinity_across_numa_nodes() -> None:
-    facts = {"gpus": [{"name": "GPU0", "numa_node": 0, "nearest_nic": "mlx5_0"},
-                      {"name": "GPU4", "numa_node": 1, "nearest_nic": "mlx5_0"}],
-             "rdma_devices": [{"name": "mlx5_0", "numa_node": 0}]}
+    facts = {
+        "gpus": [
+            {"name": "GPU0", "numa_node": 0, "nearest_nic": "mlx5_0"},
+            {"name": "GPU4", "numa_node": 1, "nearest_nic": "mlx5_0"},
+        ],
+        "rdma_devices": [{"name": "mlx5_0", "numa_node": 0}],
+    }
     out = check_hosts({"x": lab_host()}, {"x": facts}, expected("lab"))
     assert out["x"]["reasons"] == ["affinity: GPU4 on NUMA 1, nearest NIC mlx5_0 on NUMA 0"]
 
@@ -132,8 +174,15 @@ def test_ethtool_stats_on_real_lab_output_and_pcie_speeds() -> None:
     assert parsers.pcie_gen("32.0 GT/s PCIe") == 5 and parsers.pcie_gen("2.5 GT/s PCIe") == 1
     assert parsers.pcie_gen("Unknown") is None
     assert parsers.nvidia_smi_pcie("0, 00:18.0, [N/A], 5, 16, 16\nbad line\n") == [
-        {"index": 0, "bus_id": "00:18.0", "gen_current": None, "gen_max": 5,
-         "width_current": 16, "width_max": 16}]
+        {
+            "index": 0,
+            "bus_id": "00:18.0",
+            "gen_current": None,
+            "gen_max": 5,
+            "width_current": 16,
+            "width_max": 16,
+        }
+    ]
 
 
 def test_checks_do_not_modify_their_input() -> None:

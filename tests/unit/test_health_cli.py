@@ -17,15 +17,25 @@ from gpufabric.health import report
 
 
 def gpufabric(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpufabric.cli", *args], capture_output=True,
-                          text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "gpufabric.cli", *args], capture_output=True, text=True, check=False
+    )
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["-i", "/nonexistent/inventory"], "error: --inventory: /nonexistent/inventory does not exist"),
-    (["-i", "{inv}", "--drain", "pbs"], "error: --drain: 'pbs' is not valid; use one of none, slurm, k8s"),
-    (["-i", "{inv}", "--out", "{inv}"], "exists and is not a directory"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-i", "/nonexistent/inventory"],
+            "error: --inventory: /nonexistent/inventory does not exist",
+        ),
+        (
+            ["-i", "{inv}", "--drain", "pbs"],
+            "error: --drain: 'pbs' is not valid; use one of none, slurm, k8s",
+        ),
+        (["-i", "{inv}", "--out", "{inv}"], "exists and is not a directory"),
+    ],
+)
 def test_usage_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     inv = tmp_path / "inventory.yml"
     inv.write_text("all: {}\n")
@@ -36,15 +46,23 @@ def test_usage_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], messa
 
 
 def fake_report(bad: list[str]) -> dict[str, Any]:
-    step1 = {h: {"reasons": ["mtu: eth0 mtu 9000, the peers' 1500"] if h in bad else [],
-                 "warnings": [], "checks": []} for h in ("h1", "h2")}
-    return report.build(["h1", "h2"], step1, {"rounds": [], "hosts": ["h1", "h2"]}, [],
-                        {"traffic_tool": "iperf3"})
+    step1 = {
+        h: {
+            "reasons": ["mtu: eth0 mtu 9000, the peers' 1500"] if h in bad else [],
+            "warnings": [],
+            "checks": [],
+        }
+        for h in ("h1", "h2")
+    }
+    return report.build(
+        ["h1", "h2"], step1, {"rounds": [], "hosts": ["h1", "h2"]}, [], {"traffic_tool": "iperf3"}
+    )
 
 
 @pytest.mark.parametrize(("bad", "code"), [([], 0), (["h2"], 1)])
-def test_exit_code_and_json_follow_the_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                bad: list[str], code: int) -> None:
+def test_exit_code_and_json_follow_the_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: list[str], code: int
+) -> None:
     inv = tmp_path / "inventory.yml"
     inv.write_text("all: {}\n")
     seen: dict[str, Any] = {}
@@ -54,8 +72,22 @@ def test_exit_code_and_json_follow_the_verdicts(tmp_path: Path, monkeypatch: pyt
         return fake_report(bad), None
 
     monkeypatch.setattr(health_cli, "run_playbook", fake_run)
-    res = CliRunner().invoke(app, ["health", "run", "-i", str(inv), "--json", "--drain", "slurm",
-                                   "--out", str(tmp_path / "out"), "-e", "fabric_health_mtu=1500"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "health",
+            "run",
+            "-i",
+            str(inv),
+            "--json",
+            "--drain",
+            "slurm",
+            "--out",
+            str(tmp_path / "out"),
+            "-e",
+            "fabric_health_mtu=1500",
+        ],
+    )
     assert res.exit_code == code, res.output
     doc = json.loads(res.output)
     assert doc["hosts"]["h2"]["status"] == ("bad" if bad else "ok")

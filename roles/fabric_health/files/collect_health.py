@@ -6,6 +6,7 @@ their counters), `ethtool -S` of mlx5 ports and the GPUs' PCIe link from nvidia-
 present. Changes nothing. Parsing and judging happen on the controller (gpufabric.health).
 Standard library only (Python >= 3.7).
 """
+
 import glob
 import json
 import os
@@ -16,8 +17,10 @@ NET_FILES = ("operstate", "carrier", "mtu", "speed", "carrier_changes")
 NET_STATS = ("rx_errors", "tx_errors", "rx_dropped", "tx_dropped", "rx_crc_errors")
 PCIE_FILES = ("current_link_speed", "current_link_width", "max_link_speed", "max_link_width")
 PORT_FILES = ("state", "phys_state", "rate", "link_layer")
-NVSMI_QUERY = ("index,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,"
-               "pcie.link.width.current,pcie.link.width.max")
+NVSMI_QUERY = (
+    "index,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,"
+    "pcie.link.width.current,pcie.link.width.max"
+)
 EXTRA_PATH = ["/usr/sbin", "/sbin"]
 
 
@@ -35,8 +38,13 @@ def which(name):
 
 def run(argv):
     try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, timeout=30, check=False)
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return proc.stdout if proc.returncode == 0 else ""
@@ -82,7 +90,9 @@ def main():
     net = dict(netdev(p) for p in sorted(glob.glob("/sys/class/net/*")))
     ib = dict(rdma(p) for p in sorted(glob.glob("/sys/class/infiniband/*")))
     nvsmi = which("nvidia-smi")
-    gpus = run([nvsmi, "--query-gpu=" + NVSMI_QUERY, "--format=csv,noheader,nounits"]) if nvsmi else ""
+    gpus = (
+        run([nvsmi, "--query-gpu=" + NVSMI_QUERY, "--format=csv,noheader,nounits"]) if nvsmi else ""
+    )
     print(json.dumps({"net": net, "ib": ib, "nvidia_smi_pcie": gpus}, sort_keys=True))
 
 

@@ -23,8 +23,10 @@ REPO = Path(__file__).resolve().parents[3]
 PLAYBOOK = REPO / "playbooks" / "fabric-health.yml"
 DRAINS = ("none", "slurm", "k8s")
 
-app = typer.Typer(help="Fabric health: find the bad host or link and take it out of service.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Fabric health: find the bad host or link and take it out of service.",
+    no_args_is_help=True,
+)
 
 
 def ansible_playbook() -> str:
@@ -43,8 +45,9 @@ def check_args(inventory: Path, drain: str, out: Path | None) -> None:
         raise UserError(f"{PLAYBOOK} is missing: run gpufabric from its repository checkout")
 
 
-def run_playbook(inventory: Path, drain: str, out: Path,
-                 extra: list[str]) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+def run_playbook(
+    inventory: Path, drain: str, out: Path, extra: list[str]
+) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
     """Run the playbook; returns the report it wrote and the process."""
     extra_vars = json.dumps({"fabric_health_drain": drain, "fabric_health_out": str(out)})
     argv = [ansible_playbook(), "-i", str(inventory), str(PLAYBOOK), "-e", extra_vars, *extra]
@@ -54,8 +57,10 @@ def run_playbook(inventory: Path, drain: str, out: Path,
     report_file = out / "health.json"
     if not report_file.is_file():
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
-        raise UserError(f"ansible-playbook exited {proc.returncode} without a report "
-                        f"(log: {out / 'ansible.log'}): {' | '.join(tail)}")
+        raise UserError(
+            f"ansible-playbook exited {proc.returncode} without a report "
+            f"(log: {out / 'ansible.log'}): {' | '.join(tail)}"
+        )
     return json.loads(report_file.read_text()), proc
 
 

@@ -48,8 +48,9 @@ def slurm_reason(reasons: list[str], prefix: str = PREFIX) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
 
 
-def plan_slurm(verdicts: dict[str, dict[str, Any]], nodes: dict[str, dict[str, str]],
-               prefix: str = PREFIX) -> list[dict[str, Any]]:
+def plan_slurm(
+    verdicts: dict[str, dict[str, Any]], nodes: dict[str, dict[str, str]], prefix: str = PREFIX
+) -> list[dict[str, Any]]:
     """Actions {"node", "action": drain | resume | keep, "why", "argv"} for every judged host."""
     actions: list[dict[str, Any]] = []
     for host, v in sorted(verdicts.items()):
@@ -62,17 +63,47 @@ def plan_slurm(verdicts: dict[str, dict[str, Any]], nodes: dict[str, dict[str, s
         if v["status"] == "bad":
             reason = slurm_reason(v["reasons"], prefix)
             if drained and not ours:
-                actions.append({"node": host, "action": "keep", "argv": [],
-                                "why": f"already drained by someone else ({node['reason']})"})
+                actions.append(
+                    {
+                        "node": host,
+                        "action": "keep",
+                        "argv": [],
+                        "why": f"already drained by someone else ({node['reason']})",
+                    }
+                )
             elif drained and node["reason"] == reason:
-                actions.append({"node": host, "action": "keep", "argv": [],
-                                "why": "already drained for the same reason"})
+                actions.append(
+                    {
+                        "node": host,
+                        "action": "keep",
+                        "argv": [],
+                        "why": "already drained for the same reason",
+                    }
+                )
             else:
-                actions.append({"node": host, "action": "drain", "why": reason, "argv": [
-                    "scontrol", "update", f"NodeName={host}", "State=DRAIN", f"Reason={reason}"]})
+                actions.append(
+                    {
+                        "node": host,
+                        "action": "drain",
+                        "why": reason,
+                        "argv": [
+                            "scontrol",
+                            "update",
+                            f"NodeName={host}",
+                            "State=DRAIN",
+                            f"Reason={reason}",
+                        ],
+                    }
+                )
         elif drained and ours:
-            actions.append({"node": host, "action": "resume", "why": "healthy again", "argv": [
-                "scontrol", "update", f"NodeName={host}", "State=RESUME"]})
+            actions.append(
+                {
+                    "node": host,
+                    "action": "resume",
+                    "why": "healthy again",
+                    "argv": ["scontrol", "update", f"NodeName={host}", "State=RESUME"],
+                }
+            )
         else:
             why = f"drained by someone else ({node['reason']})" if drained else "in service"
             actions.append({"node": host, "action": "keep", "why": why, "argv": []})
@@ -93,23 +124,52 @@ def parse_kubectl_nodes(text: str) -> dict[str, list[dict[str, str]]]:
     return out
 
 
-def plan_k8s(verdicts: dict[str, dict[str, Any]], taints: dict[str, list[dict[str, str]]],
-             kubectl: str = "kubectl", key: str = TAINT_KEY) -> list[dict[str, Any]]:
+def plan_k8s(
+    verdicts: dict[str, dict[str, Any]],
+    taints: dict[str, list[dict[str, str]]],
+    kubectl: str = "kubectl",
+    key: str = TAINT_KEY,
+) -> list[dict[str, Any]]:
     actions: list[dict[str, Any]] = []
     for host, v in sorted(verdicts.items()):
         if host not in taints:
-            actions.append({"node": host, "action": "keep", "why": "not a Kubernetes node",
-                            "argv": []})
+            actions.append(
+                {"node": host, "action": "keep", "why": "not a Kubernetes node", "argv": []}
+            )
             continue
         has = any(t.get("key") == key for t in taints[host])
         if v["status"] == "bad" and not has:
-            actions.append({"node": host, "action": "taint", "why": "; ".join(v["reasons"]),
-                            "argv": [kubectl, "taint", "nodes", host,
-                                     f"{key}=bad:{TAINT_EFFECT}", "--overwrite"]})
+            actions.append(
+                {
+                    "node": host,
+                    "action": "taint",
+                    "why": "; ".join(v["reasons"]),
+                    "argv": [
+                        kubectl,
+                        "taint",
+                        "nodes",
+                        host,
+                        f"{key}=bad:{TAINT_EFFECT}",
+                        "--overwrite",
+                    ],
+                }
+            )
         elif v["status"] != "bad" and has:
-            actions.append({"node": host, "action": "untaint", "why": "healthy again",
-                            "argv": [kubectl, "taint", "nodes", host, f"{key}:{TAINT_EFFECT}-"]})
+            actions.append(
+                {
+                    "node": host,
+                    "action": "untaint",
+                    "why": "healthy again",
+                    "argv": [kubectl, "taint", "nodes", host, f"{key}:{TAINT_EFFECT}-"],
+                }
+            )
         else:
-            actions.append({"node": host, "action": "keep", "argv": [],
-                            "why": "tainted" if has else "in service"})
+            actions.append(
+                {
+                    "node": host,
+                    "action": "keep",
+                    "argv": [],
+                    "why": "tainted" if has else "in service",
+                }
+            )
     return actions

@@ -38,8 +38,17 @@ def start(hosts: list[str], limits: Limits) -> dict[str, Any]:
         dup = sorted({h for h in names if names.count(h) > 1})
         raise UserError(f"hosts: duplicated name(s) {', '.join(dup)}")
     state: dict[str, Any] = {
-        "hosts": names, "limits": limits.to_dict(), "good": [], "bad": {}, "findings": [],
-        "queue": [], "rounds": [], "values": [], "pending": [], "parents": {}, "done": False,
+        "hosts": names,
+        "limits": limits.to_dict(),
+        "good": [],
+        "bad": {},
+        "findings": [],
+        "queue": [],
+        "rounds": [],
+        "values": [],
+        "pending": [],
+        "parents": {},
+        "done": False,
     }
     if len(names) < 2:
         state["findings"].append("fewer than 2 hosts: no traffic test possible")
@@ -53,8 +62,10 @@ def start(hosts: list[str], limits: Limits) -> dict[str, Any]:
 
 def _halves(hosts: list[str], parent: str) -> list[Test]:
     mid = (len(hosts) + 1) // 2
-    return [{"kind": "split", "hosts": hosts[:mid], "parent": parent},
-            {"kind": "split", "hosts": hosts[mid:], "parent": parent}]
+    return [
+        {"kind": "split", "hosts": hosts[:mid], "parent": parent},
+        {"kind": "split", "hosts": hosts[mid:], "parent": parent},
+    ]
 
 
 def plan(state: dict[str, Any]) -> list[Test]:
@@ -84,16 +95,18 @@ def plan(state: dict[str, Any]) -> list[Test]:
     return tests
 
 
-def _record_one(state: dict[str, Any], test: Test, ok: bool, reason: str,
-                values: dict[str, float | None]) -> None:
+def _record_one(
+    state: dict[str, Any], test: Test, ok: bool, reason: str, values: dict[str, float | None]
+) -> None:
     kind, hosts = test["kind"], test["hosts"]
     if kind == "confirm":
         if ok:
             state["good"].append(test["suspect"])
         else:
             partner = hosts[1]
-            state["bad"][test["suspect"]] = (f"slow link: {reason} (with known-good "
-                                             f"partner {partner})")
+            state["bad"][test["suspect"]] = (
+                f"slow link: {reason} (with known-good partner {partner})"
+            )
         return
     if ok:
         state["good"] += [h for h in hosts if h not in state["good"]]
@@ -103,15 +116,24 @@ def _record_one(state: dict[str, Any], test: Test, ok: bool, reason: str,
     if kind == "retest":
         state["findings"].append(
             f"{'+'.join(hosts)} slow ({reason}) though every part of it passes: suspect the "
-            "links between its parts (e.g. the spine)")
+            "links between its parts (e.g. the spine)"
+        )
         return
     if len(hosts) >= 4:
-        state["parents"][test["id"]] = {"hosts": hosts, "reason": reason, "left": 2,
-                                        "failed": False}
+        state["parents"][test["id"]] = {
+            "hosts": hosts,
+            "reason": reason,
+            "left": 2,
+            "failed": False,
+        }
         state["queue"] += _halves(hosts, parent=test["id"])
     else:
-        state["parents"][test["id"]] = {"hosts": hosts, "reason": reason, "left": len(hosts),
-                                        "failed": False}
+        state["parents"][test["id"]] = {
+            "hosts": hosts,
+            "reason": reason,
+            "left": len(hosts),
+            "failed": False,
+        }
         state["queue"] += [{"kind": "confirm", "suspect": h, "parent": test["id"]} for h in hosts]
 
 
@@ -119,8 +141,9 @@ def record(state: dict[str, Any], results: list[Result]) -> dict[str, Any]:
     """Judge the pending round's results (same order as plan's tests) and plan the next steps."""
     tests = state["pending"]
     if len(results) != len(tests):
-        raise UserError(f"round {len(state['rounds']) + 1}: {len(results)} result(s) for "
-                        f"{len(tests)} test(s)")
+        raise UserError(
+            f"round {len(state['rounds']) + 1}: {len(results)} result(s) for {len(tests)} test(s)"
+        )
     limits = Limits.from_dict(state["limits"])
     for res in results:  # every value of the round is a peer of every group in it
         for d in DIRECTIONS:
@@ -131,8 +154,15 @@ def record(state: dict[str, Any], results: list[Result]) -> dict[str, Any]:
     for test, res in zip(tests, results, strict=True):
         samples = {d: list(res.get(d, [])) for d in DIRECTIONS}
         verdict = judge(samples, state["values"], limits, str(res.get("error") or ""))
-        rows.append({**test, "ok": verdict.ok, "reason": verdict.reason,
-                     "gbps": verdict.values, "samples": samples})
+        rows.append(
+            {
+                **test,
+                "ok": verdict.ok,
+                "reason": verdict.reason,
+                "gbps": verdict.values,
+                "samples": samples,
+            }
+        )
         _record_one(state, test, verdict.ok, verdict.reason, verdict.values)
         info = state["parents"].get(test.get("parent") or "")
         if info is not None:
@@ -158,7 +188,8 @@ def _finish_if_stuck(state: dict[str, Any]) -> None:
             parent = state["parents"].get(q.get("parent", ""), {})
             state["bad"][q["suspect"]] = (
                 f"slow link: {parent.get('reason', 'group failed')} in group "
-                f"{'+'.join(parent.get('hosts', []))}; no known-good partner to confirm which")
+                f"{'+'.join(parent.get('hosts', []))}; no known-good partner to confirm which"
+            )
         state["queue"] = []
         state["done"] = True
     elif len(state["rounds"]) >= MAX_ROUNDS:
@@ -166,8 +197,9 @@ def _finish_if_stuck(state: dict[str, Any]) -> None:
         state["done"] = True
 
 
-def run(hosts: list[str], measure: Callable[[list[Test]], list[Result]],
-        limits: Limits) -> dict[str, Any]:
+def run(
+    hosts: list[str], measure: Callable[[list[Test]], list[Result]], limits: Limits
+) -> dict[str, Any]:
     """Drive start/plan/record with a measuring function (synthetic, iperf3, nccl-tests)."""
     state = start(hosts, limits)
     while not state["done"]:

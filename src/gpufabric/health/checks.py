@@ -26,12 +26,18 @@ class HostChecks:
     warnings: list[str] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)  # {"check", "ok", "detail"}
 
-    def add(self, check: str, problems: list[str], warnings: list[str] | None = None,
-            detail: str = "") -> None:
+    def add(
+        self, check: str, problems: list[str], warnings: list[str] | None = None, detail: str = ""
+    ) -> None:
         self.reasons += [f"{check}: {p}" for p in problems]
         self.warnings += [f"{check}: {w}" for w in warnings or []]
-        self.rows.append({"check": check, "ok": not problems,
-                          "detail": "; ".join(problems + (warnings or [])) or detail or "ok"})
+        self.rows.append(
+            {
+                "check": check,
+                "ok": not problems,
+                "detail": "; ".join(problems + (warnings or [])) or detail or "ok",
+            }
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"reasons": self.reasons, "warnings": self.warnings, "checks": self.rows}
@@ -44,8 +50,12 @@ def fabric_netdevs(raw: dict[str, Any], exp: Expected) -> dict[str, dict[str, An
     devs = {n: d for n, d in net.items() if n != "lo" and isinstance(d, dict)}
     if exp.fabric in ("lab", "tcpx", "tcpxo"):
         return devs if exp.fabric == "lab" else {n: d for n, d in devs.items() if d.get("pcie")}
-    rdma_nets = {n for dev in _dict(raw.get("ib")).values() if isinstance(dev, dict)
-                 for n in dev.get("netdevs", [])}
+    rdma_nets = {
+        n
+        for dev in _dict(raw.get("ib")).values()
+        if isinstance(dev, dict)
+        for n in dev.get("netdevs", [])
+    }
     return {n: d for n, d in devs.items() if n in rdma_nets}
 
 
@@ -76,21 +86,31 @@ def _nic_count(raw: dict[str, Any], exp: Expected) -> int:
     return len(fabric_netdevs(raw, exp))
 
 
-def check_host(raw: dict[str, Any], facts: dict[str, Any], exp: Expected,
-               peers: dict[str, Any]) -> HostChecks:
+def check_host(
+    raw: dict[str, Any], facts: dict[str, Any], exp: Expected, peers: dict[str, Any]
+) -> HostChecks:
     """All step-1 checks of one host; `peers` holds what most hosts show (peer_view)."""
     hc = HostChecks()
     nets = fabric_netdevs(raw, exp)
     ports = ib_ports(raw)
     count = _nic_count(raw, exp)
     want = exp.nics if exp.nics is not None else peers.get("nics")
-    hc.add("nic-count", [f"{count} fabric NIC(s), expected {want}"] if want is not None
-           and count < want else [], detail=f"{count}")
+    hc.add(
+        "nic-count",
+        [f"{count} fabric NIC(s), expected {want}"] if want is not None and count < want else [],
+        detail=f"{count}",
+    )
 
-    down = [f"{n} operstate {d.get('operstate')}" for n, d in nets.items()
-            if d.get("operstate") != "up" or parsers.as_int(d.get("carrier")) != 1]
+    down = [
+        f"{n} operstate {d.get('operstate')}"
+        for n, d in nets.items()
+        if d.get("operstate") != "up" or parsers.as_int(d.get("carrier")) != 1
+    ]
     for name, p in ports.items():
-        state, phys = parsers.ib_state(p.get("state", "")), parsers.ib_state(p.get("phys_state", ""))
+        state, phys = (
+            parsers.ib_state(p.get("state", "")),
+            parsers.ib_state(p.get("phys_state", "")),
+        )
         if state != "ACTIVE" or (phys is not None and phys != "LinkUp"):
             down.append(f"{name} {state or '?'} / {phys or '?'}")
     hc.add("link-down", down)
@@ -121,8 +141,10 @@ def check_host(raw: dict[str, Any], facts: dict[str, Any], exp: Expected,
         cc = parsers.as_int(d.get("carrier_changes"))
         ref = peers.get("carrier_changes", {}).get(n)
         if cc is not None and ref is not None and cc - ref >= exp.flap_over_peers:
-            flaps.append(f"{n} carrier_changes {cc}, peers' median {ref:g} "
-                         f"(~{(cc - ref) / 2:g} more down/up cycles)")
+            flaps.append(
+                f"{n} carrier_changes {cc}, peers' median {ref:g} "
+                f"(~{(cc - ref) / 2:g} more down/up cycles)"
+            )
     hc.add("flap", flaps + _counters(raw, exp, ("link_downed", "link_error_recovery"))[0])
 
     bad, warn = _counters(raw, exp, None, skip=("link_downed", "link_error_recovery"))
@@ -132,8 +154,9 @@ def check_host(raw: dict[str, Any], facts: dict[str, Any], exp: Expected,
     return hc
 
 
-def _counters(raw: dict[str, Any], exp: Expected, only: tuple[str, ...] | None,
-              skip: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+def _counters(
+    raw: dict[str, Any], exp: Expected, only: tuple[str, ...] | None, skip: tuple[str, ...] = ()
+) -> tuple[list[str], list[str]]:
     """Counters at or over their `bad` / `warn` thresholds (IB counters, EFA hw_counters, mlx5)."""
     values: list[tuple[str, str, int]] = []
     for name, p in ib_ports(raw).items():
@@ -162,9 +185,14 @@ def _pcie(raw: dict[str, Any], nets: dict[str, dict[str, Any]], exp: Expected) -
     out: list[str] = []
     for n, d in nets.items():
         p = _dict(d.get("pcie"))
-        cw, mw = parsers.as_int(p.get("current_link_width")), parsers.as_int(p.get("max_link_width"))
-        cg, mg = parsers.pcie_gen(p.get("current_link_speed", "")), parsers.pcie_gen(
-            p.get("max_link_speed", ""))
+        cw, mw = (
+            parsers.as_int(p.get("current_link_width")),
+            parsers.as_int(p.get("max_link_width")),
+        )
+        cg, mg = (
+            parsers.pcie_gen(p.get("current_link_speed", "")),
+            parsers.pcie_gen(p.get("max_link_speed", "")),
+        )
         if cw and mw and cw < mw:
             out.append(f"{n} x{cw} of x{mw}")
         if cg and mg and cg < mg:
@@ -174,8 +202,9 @@ def _pcie(raw: dict[str, Any], nets: dict[str, dict[str, Any]], exp: Expected) -
         if exp.gpu_pcie_width and isinstance(w, int) and w < exp.gpu_pcie_width:
             out.append(f"GPU{g['index']} x{w}, expected x{exp.gpu_pcie_width}")
         if exp.gpu_pcie_gen and isinstance(gen, int) and gen < exp.gpu_pcie_gen:
-            out.append(f"GPU{g['index']} max Gen{gen}, expected Gen{exp.gpu_pcie_gen} "
-                       f"({exp.gpu_model})")
+            out.append(
+                f"GPU{g['index']} max Gen{gen}, expected Gen{exp.gpu_pcie_gen} ({exp.gpu_model})"
+            )
     return out
 
 
@@ -205,16 +234,25 @@ def peer_view(raws: dict[str, dict[str, Any]], exp: Expected) -> dict[str, Any]:
                 mtus.setdefault(n, []).append(mtu)
             if cc is not None:
                 changes.setdefault(n, []).append(float(cc))
-        rates += [r for p in ib_ports(raw).values()
-                  if (r := parsers.ib_rate_gbps(p.get("rate", ""))) is not None]
-    return {"nics": _mode(counts), "mtu": {n: _mode(v) for n, v in mtus.items()},
-            "carrier_changes": {n: median(v) for n, v in changes.items()},
-            "nic_gbps": _mode(rates)}
+        rates += [
+            r
+            for p in ib_ports(raw).values()
+            if (r := parsers.ib_rate_gbps(p.get("rate", ""))) is not None
+        ]
+    return {
+        "nics": _mode(counts),
+        "mtu": {n: _mode(v) for n, v in mtus.items()},
+        "carrier_changes": {n: median(v) for n, v in changes.items()},
+        "nic_gbps": _mode(rates),
+    }
 
 
-def check_hosts(raws: dict[str, dict[str, Any]], facts: dict[str, dict[str, Any]],
-                exp: Expected) -> dict[str, dict[str, Any]]:
+def check_hosts(
+    raws: dict[str, dict[str, Any]], facts: dict[str, dict[str, Any]], exp: Expected
+) -> dict[str, dict[str, Any]]:
     """Step 1 for every host that answered; hosts are compared with each other."""
     peers = peer_view(raws, exp)
-    return {h: check_host(raw, facts.get(h) or {}, exp, peers).to_dict()
-            for h, raw in sorted(raws.items())}
+    return {
+        h: check_host(raw, facts.get(h) or {}, exp, peers).to_dict()
+        for h, raw in sorted(raws.items())
+    }

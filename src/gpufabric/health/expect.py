@@ -37,12 +37,20 @@ def expected(fabric: str, instance_type: str = "", mtu: int | None = None) -> Ex
     """Expectations for `fabric` (efa | infiniband | roce | tcpxo | tcpx | lab) and an optional
     catalog instance type (its fabric NIC count and rate, its GPU's PCIe link)."""
     if fabric not in FABRICS:
-        raise UserError(f"gpufabric_fabric: {fabric!r} is not valid; use one of {', '.join(FABRICS)}")
+        raise UserError(
+            f"gpufabric_fabric: {fabric!r} is not valid; use one of {', '.join(FABRICS)}"
+        )
     if mtu is not None and not 576 <= mtu <= 65535:
-        raise UserError(f"fabric_health_mtu: {mtu!r} is not valid; use 576-65535 (or 0: peers' MTU)")
+        raise UserError(
+            f"fabric_health_mtu: {mtu!r} is not valid; use 576-65535 (or 0: peers' MTU)"
+        )
     t = table()
-    base: dict[str, Any] = {"fabric": fabric, "mtu": mtu, "counters": dict(t["counters"]),
-                            "flap_over_peers": int(t["flap_carrier_changes_over_peers"])}
+    base: dict[str, Any] = {
+        "fabric": fabric,
+        "mtu": mtu,
+        "counters": dict(t["counters"]),
+        "flap_over_peers": int(t["flap_carrier_changes_over_peers"]),
+    }
     if fabric == "lab":
         return Expected(**base, nics=int(t["lab"]["nics"]), nic_gbps=float(t["lab"]["nic_gbps"]))
     if not instance_type:
@@ -51,6 +59,11 @@ def expected(fabric: str, instance_type: str = "", mtu: int | None = None) -> Ex
 
     it = lookup(instance_type, key="fabric_health_instance_type")
     pcie = t["gpu_pcie"].get(it.gpu.model, {})
-    return Expected(**base, nics=it.fabric_nics, nic_gbps=float(it.fabric_nic_gbps),
-                    gpu_model=it.gpu.model, gpu_pcie_gen=pcie.get("gen"),
-                    gpu_pcie_width=pcie.get("width", 16))
+    return Expected(
+        **base,
+        nics=it.fabric_nics,
+        nic_gbps=float(it.fabric_nic_gbps),
+        gpu_model=it.gpu.model,
+        gpu_pcie_gen=pcie.get("gen"),
+        gpu_pcie_width=pcie.get("width", 16),
+    )

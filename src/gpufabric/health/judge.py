@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from gpufabric.errors import UserError
 
@@ -28,22 +29,29 @@ class Limits:
         if self.expected_gbps is not None and not (
             math.isfinite(self.expected_gbps) and self.expected_gbps > 0
         ):
-            raise UserError(f"expected rate: {self.expected_gbps!r} Gbit/s is not a positive number")
+            raise UserError(
+                f"expected rate: {self.expected_gbps!r} Gbit/s is not a positive number"
+            )
         if not (math.isfinite(self.fraction) and 0 < self.fraction <= 1):
             raise UserError(f"fraction: {self.fraction!r} is not in (0, 1]")
         if self.min_samples < 1:
             raise UserError(f"min_samples: {self.min_samples!r} is not >= 1")
 
     def to_dict(self) -> dict[str, float | int | None]:
-        return {"expected_gbps": self.expected_gbps, "fraction": self.fraction,
-                "min_samples": self.min_samples}
+        return {
+            "expected_gbps": self.expected_gbps,
+            "fraction": self.fraction,
+            "min_samples": self.min_samples,
+        }
 
     @classmethod
-    def from_dict(cls, doc: dict[str, object]) -> Limits:
+    def from_dict(cls, doc: dict[str, Any]) -> Limits:
         exp = doc.get("expected_gbps")
-        return cls(expected_gbps=None if exp in (None, "", 0) else float(exp),  # type: ignore[arg-type]
-                   fraction=float(doc.get("fraction", 0.7)),  # type: ignore[arg-type]
-                   min_samples=int(doc.get("min_samples", 1)))  # type: ignore[call-overload]
+        return cls(
+            expected_gbps=None if exp in (None, "", 0) else float(exp),
+            fraction=float(doc.get("fraction", 0.7)),
+            min_samples=int(doc.get("min_samples", 1)),
+        )
 
 
 def clean(samples: list[object]) -> list[float]:
@@ -78,16 +86,18 @@ class Verdict:
     reason: str  # empty when ok
 
 
-def judge(samples: dict[str, list[object]], peers: list[float], limits: Limits,
-          error: str = "") -> Verdict:
+def judge(
+    samples: dict[str, list[object]], peers: list[float], limits: Limits, error: str = ""
+) -> Verdict:
     """Judge one group's measurement against the expected rate and its peers' median."""
     values = {d: value(samples.get(d, []), limits) for d in DIRECTIONS}
     if error:
         return Verdict(False, values, f"traffic test failed: {error}")
     floors: list[tuple[float, str]] = []
     if limits.expected_gbps is not None:
-        floors.append((limits.fraction * limits.expected_gbps,
-                       f"expected {limits.expected_gbps:g}"))
+        floors.append(
+            (limits.fraction * limits.expected_gbps, f"expected {limits.expected_gbps:g}")
+        )
     usable = clean(list(peers))
     if usable:
         floors.append((limits.fraction * median(usable), f"peers' median {median(usable):.3g}"))

@@ -17,8 +17,14 @@ _GTS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*GT/s")
 _ETHTOOL = re.compile(r"^\s+([A-Za-z0-9_.\[\]-]+):\s+(-?\d+)\s*$")
 # PCIe generation by per-lane transfer rate (PCI-SIG: Gen1 2.5, Gen2 5, Gen3 8, Gen4 16, Gen5 32, Gen6 64 GT/s)
 GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
-NVSMI_PCIE_FIELDS = ("index", "pci.bus_id", "pcie.link.gen.current", "pcie.link.gen.max",
-                     "pcie.link.width.current", "pcie.link.width.max")
+NVSMI_PCIE_FIELDS = (
+    "index",
+    "pci.bus_id",
+    "pcie.link.gen.current",
+    "pcie.link.gen.max",
+    "pcie.link.width.current",
+    "pcie.link.width.max",
+)
 
 
 def ib_state(text: str) -> str | None:
@@ -41,8 +47,14 @@ def ibstatus_ports(text: str) -> list[dict[str, str | float | None]]:
     for line in text.splitlines():
         m = head.match(line)
         if m:
-            cur = {"device": m.group(1), "port": m.group(2), "state": None,
-                   "phys_state": None, "rate_gbps": None, "link_layer": None}
+            cur = {
+                "device": m.group(1),
+                "port": m.group(2),
+                "state": None,
+                "phys_state": None,
+                "rate_gbps": None,
+                "link_layer": None,
+            }
             out.append(cur)
             continue
         if cur is None or ":" not in line:
@@ -91,8 +103,9 @@ def nvidia_smi_pcie(text: str) -> list[dict[str, str | int | None]]:
         if len(cells) != len(NVSMI_PCIE_FIELDS) or as_int(cells[0]) is None:
             continue
         row: dict[str, str | int | None] = {"index": as_int(cells[0]), "bus_id": cells[1]}
-        for key, cell in zip(("gen_current", "gen_max", "width_current", "width_max"),
-                             cells[2:], strict=True):
+        for key, cell in zip(
+            ("gen_current", "gen_max", "width_current", "width_max"), cells[2:], strict=True
+        ):
             row[key] = as_int(cell)
         out.append(row)
     return out

@@ -42,9 +42,12 @@ class SyntheticFabric:
         for t in tests:
             hosts = list(t["hosts"])
             fwd, rev = self._ring(hosts), self._ring(hosts[::-1])
-            out.append({d: [v * (1 + rng.uniform(-self.noise, self.noise))
-                            for _ in range(self.repeats)]
-                        for d, v in (("fwd", fwd), ("rev", rev))})
+            out.append(
+                {
+                    d: [v * (1 + rng.uniform(-self.noise, self.noise)) for _ in range(self.repeats)]
+                    for d, v in (("fwd", fwd), ("rev", rev))
+                }
+            )
         return out
 
     def as_function(self) -> Callable[[list[Test]], list[Result]]:

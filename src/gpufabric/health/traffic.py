@@ -30,17 +30,35 @@ def hops(hosts: list[str]) -> list[tuple[str, str]]:
     return list(zip(hosts, hosts[1:] + hosts[:1], strict=True))
 
 
-def iperf3_commands(tests: list[Test], addresses: dict[str, str], port: int = 5201,
-                    seconds: int = 2, interval: float = 0.5,
-                    rate_mbit: int = 200) -> dict[str, list[list[str]]]:
+def iperf3_commands(
+    tests: list[Test],
+    addresses: dict[str, str],
+    port: int = 5201,
+    seconds: int = 2,
+    interval: float = 0.5,
+    rate_mbit: int = 200,
+) -> dict[str, list[list[str]]]:
     """Host -> the iperf3 client commands it runs this round (servers run all along)."""
     out: dict[str, list[list[str]]] = {}
     for t in tests:
         for src, dst in hops(list(t["hosts"])):
-            out.setdefault(src, []).append([
-                "iperf3", "--client", addresses.get(dst, dst), "--port", str(port), "--bidir",
-                "--time", str(seconds), "--interval", f"{interval:g}",
-                "--bitrate", f"{rate_mbit}M", "--json"])
+            out.setdefault(src, []).append(
+                [
+                    "iperf3",
+                    "--client",
+                    addresses.get(dst, dst),
+                    "--port",
+                    str(port),
+                    "--bidir",
+                    "--time",
+                    str(seconds),
+                    "--interval",
+                    f"{interval:g}",
+                    "--bitrate",
+                    f"{rate_mbit}M",
+                    "--json",
+                ]
+            )
     return out
 
 
@@ -72,13 +90,17 @@ def outputs_of(registered: Any) -> list[str]:
     if not isinstance(registered, dict):
         return []
     if "results" in registered:
-        return [str(r.get("stdout", "")) for r in registered["results"] if isinstance(r, dict)
-                and not r.get("skipped")]
+        return [
+            str(r.get("stdout", ""))
+            for r in registered["results"]
+            if isinstance(r, dict) and not r.get("skipped")
+        ]
     return [] if registered.get("skipped") else [str(registered.get("stdout", ""))]
 
 
-def iperf3_results(tests: list[Test], outputs: dict[str, list[str]],
-                   interval: float = 0.5) -> list[Result]:
+def iperf3_results(
+    tests: list[Test], outputs: dict[str, list[str]], interval: float = 0.5
+) -> list[Result]:
     results: list[Result] = []
     for t in tests:
         per_hop: list[tuple[list[float], list[float]]] = []
@@ -97,25 +119,54 @@ def iperf3_results(tests: list[Test], outputs: dict[str, list[str]],
             results.append({"fwd": [], "rev": [], "error": error})
             continue
         n = min(len(f) for f, _r in per_hop)
-        results.append({"fwd": [min(f[i] for f, _r in per_hop) for i in range(n)],
-                        "rev": [min(r[i] for _f, r in per_hop) for i in range(n)],
-                        "error": ""})
+        results.append(
+            {
+                "fwd": [min(f[i] for f, _r in per_hop) for i in range(n)],
+                "rev": [min(r[i] for _f, r in per_hop) for i in range(n)],
+                "error": "",
+            }
+        )
     return results
 
 
-def nccl_commands(tests: list[Test], gpus_per_host: int, repeats: int = 3,
-                  mpirun: str = "mpirun", binary: str = "all_reduce_perf",
-                  size: str = "4G") -> dict[str, list[list[str]]]:
+def nccl_commands(
+    tests: list[Test],
+    gpus_per_host: int,
+    repeats: int = 3,
+    mpirun: str = "mpirun",
+    binary: str = "all_reduce_perf",
+    size: str = "4G",
+) -> dict[str, list[list[str]]]:
     """Launcher host -> mpirun commands: `repeats` in host order, `repeats` reversed."""
     out: dict[str, list[list[str]]] = {}
     for t in tests:
         hosts = list(t["hosts"])
         runs = []
         for order in (hosts, hosts[::-1]):
-            runs += [[mpirun, "-np", str(len(order) * gpus_per_host), "-H",
-                      ",".join(f"{h}:{gpus_per_host}" for h in order), "--map-by", "ppr:"
-                      f"{gpus_per_host}:node", binary, "-b", size, "-e", size, "-g", "1",
-                      "-c", "0", "-n", "20", "-w", "5"]] * repeats
+            runs += [
+                [
+                    mpirun,
+                    "-np",
+                    str(len(order) * gpus_per_host),
+                    "-H",
+                    ",".join(f"{h}:{gpus_per_host}" for h in order),
+                    "--map-by",
+                    f"ppr:{gpus_per_host}:node",
+                    binary,
+                    "-b",
+                    size,
+                    "-e",
+                    size,
+                    "-g",
+                    "1",
+                    "-c",
+                    "0",
+                    "-n",
+                    "20",
+                    "-w",
+                    "5",
+                ]
+            ] * repeats
         out.setdefault(hosts[0], []).extend(runs)
     return out
 
@@ -132,14 +183,21 @@ def parse_nccl(text: str) -> tuple[float | None, str]:
     return largest.best_busbw() * 8, ""
 
 
-def nccl_results(tests: list[Test], outputs: dict[str, list[str]],
-                 repeats: int = 3) -> list[Result]:
+def nccl_results(
+    tests: list[Test], outputs: dict[str, list[str]], repeats: int = 3
+) -> list[Result]:
     results: list[Result] = []
     for t in tests:
         texts = outputs.get(t["hosts"][0]) or []
         if len(texts) < 2 * repeats:
-            results.append({"fwd": [], "rev": [], "error": f"{t['hosts'][0]}: "
-                            f"{len(texts)} of {2 * repeats} nccl-tests runs came back"})
+            results.append(
+                {
+                    "fwd": [],
+                    "rev": [],
+                    "error": f"{t['hosts'][0]}: "
+                    f"{len(texts)} of {2 * repeats} nccl-tests runs came back",
+                }
+            )
             continue
         samples: list[float] = []
         errors: list[str] = []
@@ -148,6 +206,11 @@ def nccl_results(tests: list[Test], outputs: dict[str, list[str]],
             samples.append(math.nan if v is None else v)
             if err:
                 errors.append(err)
-        results.append({"fwd": samples[:repeats], "rev": samples[repeats:],
-                        "error": errors[0] if len(errors) > repeats else ""})
+        results.append(
+            {
+                "fwd": samples[:repeats],
+                "rev": samples[repeats:],
+                "error": errors[0] if len(errors) > repeats else "",
+            }
+        )
     return results

@@ -57,20 +57,44 @@ def find_host(layout: LabLayout, name: str) -> HostPlan:
     for h in layout.hosts:
         if h.name == name:
             return h
-    raise UserError(f"host: {name!r} is not a host of lab {layout.name!r} "
-                    f"({', '.join(h.name for h in layout.hosts)})")
+    raise UserError(
+        f"host: {name!r} is not a host of lab {layout.name!r} "
+        f"({', '.join(h.name for h in layout.hosts)})"
+    )
 
 
 def _shape(netns: str, dev: str, bits: int) -> None:
-    subprocess.run(["ip", "netns", "exec", netns, "tc", "qdisc", "del", "dev", dev, "root"],
-                   capture_output=True, check=False)
-    network.tc(netns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{bits}bit",
-               "burst", str(network.tbf_burst_bytes(bits)), "latency", network.TBF_LATENCY)
+    subprocess.run(
+        ["ip", "netns", "exec", netns, "tc", "qdisc", "del", "dev", dev, "root"],
+        capture_output=True,
+        check=False,
+    )
+    network.tc(
+        netns,
+        "qdisc",
+        "add",
+        "dev",
+        dev,
+        "root",
+        "tbf",
+        "rate",
+        f"{bits}bit",
+        "burst",
+        str(network.tbf_burst_bytes(bits)),
+        "latency",
+        network.TBF_LATENCY,
+    )
 
 
-def apply(layout: LabLayout, host: HostPlan, kind: str, rate: str = DEFAULT_RATE,
-          mtu: int = DEFAULT_MTU, flaps: int = DEFAULT_FLAPS,
-          sleep: Callable[[float], None] = time.sleep) -> str:
+def apply(
+    layout: LabLayout,
+    host: HostPlan,
+    kind: str,
+    rate: str = DEFAULT_RATE,
+    mtu: int = DEFAULT_MTU,
+    flaps: int = DEFAULT_FLAPS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> str:
     """Inject `kind` on `host`; returns a one-line description."""
     fab = layout.fabric_netns
     if kind == "slow-link":
@@ -94,16 +118,24 @@ def apply(layout: LabLayout, host: HostPlan, kind: str, rate: str = DEFAULT_RATE
     raise UserError(f"fault: {kind!r} is not valid; use one of {', '.join(KINDS)}")
 
 
-def fault(name: str, host_name: str, kind: str, rate: str = DEFAULT_RATE,
-          mtu: int = DEFAULT_MTU, flaps: int = DEFAULT_FLAPS) -> str:
+def fault(
+    name: str,
+    host_name: str,
+    kind: str,
+    rate: str = DEFAULT_RATE,
+    mtu: int = DEFAULT_MTU,
+    flaps: int = DEFAULT_FLAPS,
+) -> str:
     """`gpufabric lab fault`: check everything first, then inject and record the fault."""
     check_kind(kind)
     if kind == "slow-link":
         try:
             rate_bits(rate)
         except UserError:
-            raise UserError(f"--rate: {rate!r} is not valid; use a tc rate from 8kbit to 1tbit "
-                            "such as 20mbit, 100mbit") from None
+            raise UserError(
+                f"--rate: {rate!r} is not valid; use a tc rate from 8kbit to 1tbit "
+                "such as 20mbit, 100mbit"
+            ) from None
     if kind == "mtu":
         check_mtu(mtu)
     if kind == "flap":
@@ -121,11 +153,22 @@ def recreate_link(layout: LabLayout, host: HostPlan) -> None:
     """Replace the host's veth pair by a fresh one (as `lab up` made it)."""
     fab = layout.fabric_netns
     network.ip("-n", fab, "link", "del", port(host), check=False)
-    network.ip("-n", fab, "link", "add", port(host), "type", "veth", "peer", "name", "eth0",
-               "netns", host.netns)
+    network.ip(
+        "-n",
+        fab,
+        "link",
+        "add",
+        port(host),
+        "type",
+        "veth",
+        "peer",
+        "name",
+        "eth0",
+        "netns",
+        host.netns,
+    )
     network.ip("-n", fab, "link", "set", port(host), "master", host.leaf, "up")
-    network.ip("-n", host.netns, "addr", "add", f"{host.address}/{layout.prefixlen}", "dev",
-               "eth0")
+    network.ip("-n", host.netns, "addr", "add", f"{host.address}/{layout.prefixlen}", "dev", "eth0")
     network.ip("-n", host.netns, "link", "set", "eth0", "up")
 
 
@@ -136,8 +179,7 @@ def restart(name: str, host_name: str) -> tuple[LabState, str]:
     host = find_host(st.layout, host_name)
     hosts.stop([(st.pids.get(host.name), host)])
     recreate_link(st.layout, host)
-    pid = hosts.start(paths.host_root(host.name), host,
-                      paths.host_dir(host.name) / "console.log")
+    pid = hosts.start(paths.host_root(host.name), host, paths.host_dir(host.name) / "console.log")
     st.pids[host.name] = pid
     st.faults.pop(host.name, None)
     state.save(paths, st)
