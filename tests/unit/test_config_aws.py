@@ -49,13 +49,13 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         "capacity off-step",
         {"gpufabric:storage": {**FSX, "capacityGib": 3000}},
         "gpufabric:storage.capacityGib",
-        "multiple of 2400",
+        "2,400 GiB or more in steps of 2,400",
     ),
     (
         "efa capacity off-step",
         {"gpufabric:storage": {**FSX, "efa": True, "capacityGib": 2400}},
         "gpufabric:storage.capacityGib",
-        "multiple of 4800",
+        "4,800 GiB or more in steps of 4,800",
     ),
     (
         "efa on scratch",

@@ -8,8 +8,8 @@ import pytest
 
 from gpufabric.clouds.azure.partitions import partitions, scale_set_sizes
 from gpufabric.config import parse
-from gpufabric.config.validate_azure import AMLFS_CAPACITY_STEPS
 from gpufabric.errors import ConfigError
+from gpufabric.storage.sizing import service
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFMWp3s4NJdNa6ti+9HIIEOmZQzdt5n/GoatO3rtzRpH test"
 AMLFS = {"type": "azure-managed-lustre", "throughputPerTib": 250, "capacityTib": 16}
@@ -102,12 +102,10 @@ def test_split_is_accepted_when_asked_for() -> None:
     assert cfg.nodes == 125 and cfg.azure.allow_split is True
 
 
-@pytest.mark.parametrize(("throughput", "steps"), sorted(AMLFS_CAPACITY_STEPS.items()))
-def test_every_lustre_sku_accepts_its_minimum_and_next_step(
-    throughput: int, steps: tuple[int, int]
-) -> None:
-    minimum, step = steps
-    for capacity in (minimum, minimum + step):
+@pytest.mark.parametrize("throughput", service("azure-managed-lustre").tiers())
+def test_every_lustre_sku_accepts_its_minimum_and_next_step(throughput: int) -> None:
+    (band,) = service("azure-managed-lustre").variants["tcp"][throughput]
+    for capacity in (band.low, band.low + band.step):
         storage = {**AMLFS, "throughputPerTib": throughput, "capacityTib": capacity}
         cfg = parse({**BASE, "gpufabric:storage": storage}, "s")
         assert cfg.storage.capacity_tib == capacity  # type: ignore[union-attr]

@@ -14,8 +14,9 @@ from gpufabric.config.gcp_placement import (
     policy_sizes,
     provisioning_model,
 )
-from gpufabric.config.validate_gcp import LUSTRE_CAPACITY, gpu_subnets
+from gpufabric.config.validate_gcp import gpu_subnets
 from gpufabric.errors import ConfigError
+from gpufabric.storage.sizing import service
 
 LUSTRE = {"type": "managed-lustre", "capacityGib": 36000, "perUnitStorageThroughput": 1000}
 NETWORK = {
@@ -117,13 +118,13 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         "Lustre capacity off-step",
         {"gpufabric:storage": {**LUSTRE, "capacityGib": 10000}},
         "gpufabric:storage.capacityGib",
-        "multiple of 9000 GiB",
+        "9,000 to 1,530,000 GiB in steps of 9,000",
     ),
     (
         "Lustre capacity below the tier's minimum",
         {"gpufabric:storage": {**LUSTRE, "perUnitStorageThroughput": 125}},
         "gpufabric:storage.capacityGib",
-        "multiple of 72000 GiB",
+        "72,000 to 12,240,000 GiB in steps of 72,000",
     ),
     (
         "Lustre filesystem name too long",
@@ -271,11 +272,10 @@ def test_other_gcp_storage_services_parse(storage: dict[str, Any], kind: str) ->
     assert cfg.storage.type == kind
 
 
-@pytest.mark.parametrize(("throughput", "limits"), sorted(LUSTRE_CAPACITY.items()))
-def test_every_lustre_tier_accepts_its_minimum_and_maximum(
-    throughput: int, limits: tuple[int, int]
-) -> None:
-    for capacity in limits:
+@pytest.mark.parametrize("throughput", service("managed-lustre").tiers())
+def test_every_lustre_tier_accepts_each_band_edge(throughput: int) -> None:
+    bands = service("managed-lustre").variants["tcp"][throughput]
+    for capacity in [edge for band in bands for edge in (band.low, band.high)]:
         storage = {**LUSTRE, "perUnitStorageThroughput": throughput, "capacityGib": capacity}
         assert parse({**BASE, "gpufabric:storage": storage}, "s").storage.type == "managed-lustre"
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import StrictBool, StrictInt, field_validator, model_validator
 
-from gpufabric.config.base import ConfigModel, KmsKey, NodePath
+from gpufabric.config.base import CheckpointGoal, ConfigModel, KmsKey, NodePath
 
 EfaLayout = Literal["efa-primary", "ena-primary"]
 _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
@@ -80,6 +80,8 @@ class FsxLustreConfig(ConfigModel):
     """Amazon FSx for Lustre, in the nodes' zone."""
 
     type: Literal["fsx-lustre"]
+    checkpoint: CheckpointGoal | None = None
+    """A goal to size capacityGib, throughputPerTib and efa from (those left unset)."""
     deployment_type: Literal["PERSISTENT_2", "SCRATCH_2"] = "PERSISTENT_2"
     capacity_gib: StrictInt = 4800
     throughput_per_tib: StrictInt | None = 1000

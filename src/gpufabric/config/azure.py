@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import ConfigModel, NodePath
+from gpufabric.config.base import CheckpointGoal, ConfigModel, NodePath
 
 # cloud-facts.md D.2: a scale set with singlePlacementGroup holds 100 VMs by default,
 # up to 300 after a support request; each set is its own InfiniBand partition.
@@ -114,6 +114,8 @@ class AzureManagedLustreConfig(ConfigModel):
     are enforced in validate_azure.py (cloud-facts.md D.5)."""
 
     type: Literal["azure-managed-lustre"]
+    checkpoint: CheckpointGoal | None = None
+    """A goal to size throughputPerTib and capacityTib from (those left unset)."""
     throughput_per_tib: StrictInt = 250
     capacity_tib: StrictInt = 16
     mount_point: NodePath = "/lustre"

@@ -6,8 +6,10 @@ import ipaddress
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 from pydantic.alias_generators import to_camel
+
+from gpufabric.storage.sizing import Goal
 
 _KMS_RE = re.compile(
     r"^(arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+|alias/.+|[0-9a-f-]{36})$"
@@ -58,3 +60,21 @@ def _node_path(value: str) -> str:
 
 
 NodePath = Annotated[str, AfterValidator(_node_path)]
+
+
+PositiveSeconds = Annotated[float, Field(strict=True, gt=0, le=86400, allow_inf_nan=False)]
+PositiveRate = Annotated[float, Field(strict=True, gt=0, le=1e6, allow_inf_nan=False)]
+
+
+class CheckpointGoal(ConfigModel):
+    """`gpufabric:storage.checkpoint`: what the file system must sustain.
+
+    sizeGiB written by all nodes together within writeSeconds; readGBps: the data loaders'
+    aggregate read rate (optional). The file system is sized from it (gpufabric.storage)."""
+
+    size_gib: StrictInt = Field(alias="sizeGiB", ge=1, le=100_000_000)
+    write_seconds: PositiveSeconds
+    read_gbps: PositiveRate | None = Field(default=None, alias="readGBps")
+
+    def goal(self) -> Goal:
+        return Goal(self.size_gib, self.write_seconds, self.read_gbps)

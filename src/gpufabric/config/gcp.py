@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import Cidr, ConfigModel, NodePath
+from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel, NodePath
 
 _PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _EMAIL_RE = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
@@ -93,6 +93,8 @@ class ManagedLustreConfig(ConfigModel):
     """Google Cloud Managed Lustre, in the nodes' zone."""
 
     type: Literal["managed-lustre"]
+    checkpoint: CheckpointGoal | None = None
+    """A goal to size capacityGib and perUnitStorageThroughput from (those left unset)."""
     capacity_gib: StrictInt = 36000
     per_unit_storage_throughput: StrictInt = 1000
     """MB/s per TiB: 125, 250, 500 or 1000 (fixed at creation)."""
@@ -104,6 +106,8 @@ class ParallelstoreConfig(ConfigModel):
     """Parallelstore (DAOS), in the nodes' zone."""
 
     type: Literal["parallelstore"]
+    checkpoint: CheckpointGoal | None = None
+    """Not sized here (no throughput table): refused with a clear line in validate_gcp."""
     capacity_gib: StrictInt = 12000
     deployment_type: str = "SCRATCH"
     """SCRATCH or PERSISTENT."""
@@ -114,6 +118,8 @@ class FilestoreConfig(ConfigModel):
     """Filestore (NFS), a zonal tier in the nodes' zone."""
 
     type: Literal["filestore"]
+    checkpoint: CheckpointGoal | None = None
+    """Not sized here (no throughput table): refused with a clear line in validate_gcp."""
     tier: str = "ZONAL"
     capacity_gib: StrictInt = 10240
     share_name: str = "share"

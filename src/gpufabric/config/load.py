@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from gpufabric.catalog import catalog, lookup
 from gpufabric.config.model import StackConfig
 from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.storage_goal import with_storage_goal
 from gpufabric.config.validate import REGION_KEY, check
 from gpufabric.errors import ConfigError, MissingConfigError
 
@@ -46,6 +47,7 @@ def parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
         cfg = StackConfig.model_validate(values)
     except ValidationError as exc:
         raise _one_line(exc, values) from None
+    cfg = with_storage_goal(cfg)
     check(cfg)
     return cfg
 

@@ -10,10 +10,8 @@ from gpufabric.config.aws import FsxLustreConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.extras import require
+from gpufabric.storage.sizing import service
 
-FSX_THROUGHPUTS = (125, 250, 500, 1000)
-# EFA-enabled PERSISTENT_2 capacity multiples by throughput (cloud-facts.md B.1)
-FSX_EFA_CAPACITY_STEP = {125: 38400, 250: 19200, 500: 9600, 1000: 4800}
 CAPACITY_BLOCK_MAX_INSTANCES = 64  # cloud-facts.md A.4
 # EC2: "User data is limited to 16 KB, in raw form, before it is base64-encoded"
 # (EC2 User Guide, "Run commands when you launch an EC2 instance with user data input").
@@ -125,11 +123,12 @@ def _check_capacity(cfg: StackConfig) -> None:
 def _check_fsx(fsx: FsxLustreConfig) -> None:
     key = "gpufabric:storage"
     if fsx.deployment_type == "PERSISTENT_2":
-        if fsx.throughput_per_tib not in FSX_THROUGHPUTS:
+        tiers = service("fsx-lustre").tiers()
+        if fsx.throughput_per_tib not in tiers:
             raise ConfigError(
                 f"{key}.throughputPerTib",
                 fsx.throughput_per_tib,
-                "PERSISTENT_2 allows 125, 250, 500 or 1000 MB/s per TiB",
+                f"PERSISTENT_2 allows {_words(tiers)} MB/s per TiB",
             )
     else:
         for field, value, allowed in (
@@ -148,17 +147,16 @@ def _check_fsx(fsx: FsxLustreConfig) -> None:
 
 
 def _check_fsx_capacity(fsx: FsxLustreConfig) -> None:
+    """Capacity steps from the one table (gpufabric/storage/steps.yaml). SCRATCH_2 takes the
+    same SSD steps as PERSISTENT_2's TCP variant ([P] FSx API StorageCapacity)."""
     key = "gpufabric:storage.capacityGib"
-    cap = fsx.capacity_gib
-    if fsx.efa:
-        assert fsx.throughput_per_tib is not None
-        step = FSX_EFA_CAPACITY_STEP[fsx.throughput_per_tib]
-        if cap < step or cap % step:
-            raise ConfigError(
-                key,
-                cap,
-                f"EFA-enabled FSx at {fsx.throughput_per_tib} MB/s/TiB needs a multiple of {step} GiB",
-            )
-        return
-    if cap not in (1200, 2400) and (cap < 2400 or cap % 2400):
-        raise ConfigError(key, cap, "allowed: 1200, 2400, or a multiple of 2400 GiB")
+    svc = service("fsx-lustre")
+    variant = "efa" if fsx.efa else "tcp"
+    tier = fsx.throughput_per_tib if fsx.throughput_per_tib is not None else 1000
+    if not svc.valid(tier, fsx.capacity_gib, variant):
+        what = f"EFA-enabled FSx at {tier} MB/s/TiB" if fsx.efa else "FSx for Lustre SSD"
+        raise ConfigError(key, fsx.capacity_gib, f"{what} takes {svc.allowed(tier, variant)}")
+
+
+def _words(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values[:-1])) + f" or {values[-1]}"

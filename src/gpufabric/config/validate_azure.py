@@ -12,12 +12,11 @@ from gpufabric.catalog import InstanceType
 from gpufabric.config.azure import AzureManagedLustreConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
+from gpufabric.storage.sizing import service
 
 ZONES = ("1", "2", "3")
 # cloud-facts.md D.2: Azure RDMA uses 172.16.0.0/16; it must not appear in the VNet.
 RDMA_RESERVED = ipaddress.IPv4Network("172.16.0.0/16")
-# cloud-facts.md D.5: MB/s per TiB -> (minimum TiB, increment TiB) per AMLFS SKU
-AMLFS_CAPACITY_STEPS = {40: (48, 48), 125: (16, 16), 250: (8, 8), 500: (4, 4)}
 # learn.microsoft.com azure-managed-lustre/amlfs-prerequisites: largest capacity (TiB) ->
 # smallest subnet prefix. Above 400 TiB the table stops; /22 is our conservative guess.
 AMLFS_SUBNET_PREFIX = ((16, 27), (40, 26), (92, 25), (196, 24), (400, 23))
@@ -150,12 +149,15 @@ def _check_lustre(cfg: StackConfig, amlfs: AzureManagedLustreConfig) -> None:
             when,
             "must be HH:MM in 24-hour UTC, e.g. 02:00",
         )
-    steps = AMLFS_CAPACITY_STEPS.get(amlfs.throughput_per_tib)
-    if steps is None:
+    svc = service("azure-managed-lustre")  # SKU steps: gpufabric/storage/steps.yaml
+    tiers = svc.tiers()
+    if amlfs.throughput_per_tib not in tiers:
         raise ConfigError(
             f"{key}.throughputPerTib",
             amlfs.throughput_per_tib,
-            "Azure Managed Lustre SKUs give 40, 125, 250 or 500 MB/s per TiB",
+            "Azure Managed Lustre SKUs give "
+            + ", ".join(map(str, tiers[:-1]))
+            + f" or {tiers[-1]} MB/s per TiB",
         )
     if cfg.network.egress == "none":
         raise ConfigError(
@@ -164,13 +166,14 @@ def _check_lustre(cfg: StackConfig, amlfs: AzureManagedLustreConfig) -> None:
             "Azure Managed Lustre needs outbound access to the AzureCloud service tag "
             "(cloud-facts.md D.5); use nat",
         )
-    minimum, step = steps
     cap = amlfs.capacity_tib
-    if cap < minimum or cap % step:
+    if not svc.valid(amlfs.throughput_per_tib, cap):
+        (band,) = svc.variants["tcp"][amlfs.throughput_per_tib]
         raise ConfigError(
             f"{key}.capacityTib",
             cap,
-            f"{amlfs.sku} needs at least {minimum} TiB, in steps of {step} TiB",
+            f"{amlfs.sku} needs at least {band.low} TiB, in steps of {band.step} TiB, "
+            f"up to {band.high} TiB (larger only by support request)",
         )
     needed = next(
         (prefix for limit, prefix in AMLFS_SUBNET_PREFIX if cap <= limit),

@@ -15,16 +15,9 @@ from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, Parallels
 from gpufabric.config.gcp_placement import dense_reservation
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
+from gpufabric.storage.sizing import service
 
-# Managed Lustre: per-unit throughput (MB/s/TiB) -> (minimum = step, maximum) GiB
-# [P] cloud.google.com/managed-lustre/docs/increase-capacity (the 2025 table; a newer page
-# allows larger maxima with a coarser step above a threshold, not encoded here)
-LUSTRE_CAPACITY = {
-    125: (72000, 7632000),
-    250: (36000, 3816000),
-    500: (18000, 1908000),
-    1000: (9000, 954000),
-}
+# Managed Lustre tiers and capacity steps: gpufabric/storage/steps.yaml (the one table)
 # Parallelstore: 12,000-100,000 GiB in steps of 4,000 ([P] Pulumi parallelstore docs, C.5)
 PARALLELSTORE_CAPACITY = (12000, 100000, 4000)
 # Filestore zonal tiers -> capacity bands (min, max, step) GiB. REGIONAL / ENTERPRISE are
@@ -243,19 +236,21 @@ def _check_mount_point(path: str) -> None:
 
 def _check_lustre(lustre: ManagedLustreConfig) -> None:
     key = "gpufabric:storage"
+    svc = service("managed-lustre")
     tput = lustre.per_unit_storage_throughput
-    if tput not in LUSTRE_CAPACITY:
+    tiers = svc.tiers()
+    if tput not in tiers:
         raise ConfigError(
-            f"{key}.perUnitStorageThroughput", tput, "allowed: 125, 250, 500 or 1000 MB/s per TiB"
+            f"{key}.perUnitStorageThroughput",
+            tput,
+            "allowed: " + ", ".join(map(str, tiers[:-1])) + f" or {tiers[-1]} MB/s per TiB",
         )
-    step, most = LUSTRE_CAPACITY[tput]
     cap = lustre.capacity_gib
-    if cap < step or cap > most or cap % step:
+    if not svc.valid(tput, cap):
         raise ConfigError(
             f"{key}.capacityGib",
             cap,
-            f"at {tput} MB/s/TiB Managed Lustre takes a multiple of {step} GiB "
-            f"from {step} to {most}",
+            f"at {tput} MB/s/TiB Managed Lustre takes {svc.allowed(tput)}",
         )
     if not _FS_NAME_RE.match(lustre.filesystem):
         raise ConfigError(

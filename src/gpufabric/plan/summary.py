@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpufabric.plan.summary_azure import summarise_azure
 from gpufabric.plan.summary_gcp import summarise_gcp
 from gpufabric.plan.summary_more import summarise_nebius, summarise_oci
+from gpufabric.plan.summary_storage import storage_facts
 
 if TYPE_CHECKING:
     from gpufabric.plan.runner import Plan
@@ -22,7 +23,9 @@ Facts = list[tuple[str, str]]
 def fabric_summary(plan: Plan) -> Facts:
     cloud = plan.outputs.get("inventory", {}).get("cloud", "")
     summarise = SUMMARIES.get(cloud)
-    return summarise(plan) if summarise else []
+    if summarise is None:
+        return []
+    return summarise(plan) + storage_facts(plan.config)
 
 
 def _aws(plan: Plan) -> Facts:
