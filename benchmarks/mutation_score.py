@@ -85,10 +85,6 @@ def _workspace(group: str, modules: list[str], tests: list[str]) -> Path:
             shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif src.is_file():
             shutil.copy2(src, work / name)
-    # tests find the shared fixtures beside the project: <project>/../shared
-    shared = REPO.parent / "shared"
-    if shared.is_dir():
-        (work / "shared").symlink_to(shared)
     only = ", ".join(f'"{m}"' for m in modules)
     selection = ", ".join(f'"{t}"' for t in [*tests, "-m", "not lab", "-p", "no:cacheprovider"])
     with (work / "pyproject.toml").open("a") as fh:
@@ -107,6 +103,12 @@ def _run(group: str, children: int) -> dict[str, Counter[str]]:
     work = _workspace(group, modules, tests)
     mutmut = Path(sys.executable).parent / "mutmut"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # the copy's tests read the real captures where this checkout's tests do
+    sys.path.insert(0, str(REPO))
+    from tests.conftest import FIXTURES, REALCLIENTS
+
+    env.setdefault("GPUFABRIC_FIXTURES", str(FIXTURES.resolve()))
+    env.setdefault("GPUFABRIC_REALCLIENTS", str(REALCLIENTS.resolve()))
     log = work / "mutmut-run.log"
     with log.open("w") as fh:
         subprocess.run(

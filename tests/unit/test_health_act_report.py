@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import capture
+
 from gpufabric.health import act, report, traffic
 
 DATA = Path(__file__).parent / "data" / "health"
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 OK = {"status": "ok", "reasons": [], "warnings": []}
 BAD = {"status": "bad", "reasons": ["slow link: fwd 0.02 Gbit/s"], "warnings": []}
 
@@ -106,11 +107,7 @@ def test_iperf3_ring_commands_and_results() -> None:
 
 
 def test_nccl_commands_and_results_on_real_nccl_tests_output() -> None:
-    path = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p5_efa_srun_prefix.txt"
-    if not path.is_file():
-        import pytest
-
-        pytest.skip(f"{path} absent (shared fixtures not checked out)")
+    path = capture("nccl-tests/all_reduce_perf_2x_p5_efa_srun_prefix.txt")
     tests = [{"id": "r1t1", "kind": "split", "hosts": ["n1", "n2"]}]
     cmds = traffic.nccl_commands(tests, gpus_per_host=8, repeats=2)
     assert list(cmds) == ["n1"] and len(cmds["n1"]) == 4

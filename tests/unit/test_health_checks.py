@@ -6,13 +6,13 @@ import copy
 from pathlib import Path
 
 import pytest
+from tests.conftest import capture
 
 from gpufabric.errors import UserError
 from gpufabric.health import parsers
 from gpufabric.health.checks import check_hosts
 from gpufabric.health.expect import expected
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 DATA = Path(__file__).parent / "data" / "health"
 
 
@@ -158,9 +158,7 @@ def test_bad_fabric_or_instance_type_is_one_line() -> None:
 
 
 def test_parsers_on_real_ibstatus_output() -> None:
-    path = FIXTURES / "infiniband" / "ibstatus_excerpt_ndr_and_eth.txt"
-    if not path.is_file():
-        pytest.skip(f"{path} absent (shared fixtures not checked out)")
+    path = capture("infiniband/ibstatus_excerpt_ndr_and_eth.txt")
     ports = parsers.ibstatus_ports(path.read_text())
     rates = {p["device"]: p["rate_gbps"] for p in ports}
     assert rates["mlx5_ib0"] == 400.0 and rates["mlx5_eth4"] == 25.0
