@@ -53,6 +53,11 @@ def fabric_mismatch(facts: dict[str, Any], fabric: str) -> str:
     return _call("facts.decisions", "fabric_mismatch", facts, fabric)
 
 
+def fabric_nics(facts: dict[str, Any], instance_type: str) -> dict[str, Any]:
+    """Which RDMA devices are the instance type's fabric NICs, up or not, and which are not."""
+    return _call("facts.cloud_nics", "classify", facts, instance_type)
+
+
 def nccl_profile(facts: dict[str, Any], fabric: str, **kwargs: Any) -> dict[str, Any]:
     """The rendered NCCL profile (nccl.conf lines, env lines, sources) for this host."""
     return _call("node.nccl_profiles", "render", facts, fabric, **kwargs)
@@ -89,6 +94,7 @@ class FilterModule:
             "gpufabric_host_facts": host_facts,
             "gpufabric_decision": decision,
             "gpufabric_fabric_mismatch": fabric_mismatch,
+            "gpufabric_fabric_nics": fabric_nics,
             "gpufabric_nccl_profile": nccl_profile,
             "gpufabric_sysctl_plan": sysctl_plan,
             "gpufabric_ibstat_ports": ibstat_ports,

@@ -23,7 +23,7 @@ def filters() -> dict:
 def test_every_filter_is_registered(filters: dict):
     assert set(filters) == {
         "gpufabric_host_facts", "gpufabric_decision", "gpufabric_fabric_mismatch",
-        "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
+        "gpufabric_fabric_nics", "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
         "gpufabric_efa_devices", "gpufabric_run_summary"}
 
 
@@ -53,3 +53,13 @@ def test_tool_output_filters(filters: dict):
          "rate_gbps": 400.0}]
     fi = "provider: efa\n    fabric: efa\n    domain: rdmap16s27-rdm\n    type: FI_EP_RDM\n"
     assert filters["gpufabric_efa_devices"](fi) == ["rdmap16s27"]
+
+
+def test_fabric_nics_filter_and_its_error(filters: dict):
+    ibstat = "".join(f"CA 'mlx5_{i}'\n\tPort 1:\n\t\tState: Active\n\t\tRate: 400\n"
+                     "\t\tLink layer: InfiniBand\n" for i in range(8))
+    facts = filters["gpufabric_host_facts"]({"outputs": {"ibstat": ibstat}}, "n1")
+    out = filters["gpufabric_fabric_nics"](facts, "gpu-h100-sxm/8gpu-128vcpu-1600gb")
+    assert out["ok"] and len(out["fabric_up"]) == 8
+    with pytest.raises(AnsibleFilterError, match="gpufabric_instance_type: 'nope'"):
+        filters["gpufabric_fabric_nics"](facts, "nope")

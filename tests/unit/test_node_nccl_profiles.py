@@ -144,3 +144,48 @@ def test_roce_qos_values_replace_the_profile_ones_and_extra_wins() -> None:
     assert not [o for o in out["omitted"] if o.startswith("NCCL_IB_GID_INDEX")]
     both = render(facts, "roce", qos=qos, extra={"NCCL_IB_TC": "106"})
     assert {e["name"]: e["value"] for e in both["conf"]}["NCCL_IB_TC"] == "106"
+
+
+def test_oci_profile_writes_the_shape_hca_list_gid_3_and_tc_41():
+    assert profiles.select("roce", "oci") == "oci-roce"
+    out = profiles.render(IB_FACTS, "roce", cloud="oci", instance_type="BM.GPU.H200.8")
+    conf = {e["name"]: e["value"] for e in out["conf"]}
+    assert conf["NCCL_IB_HCA"] == "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11"
+    assert (conf["NCCL_IB_GID_INDEX"], conf["NCCL_IB_TC"], conf["NCCL_IB_SL"]) == ("3", "41", "0")
+    assert conf["NCCL_SOCKET_IFNAME"] == "eth0" and conf["NCCL_IB_TIMEOUT"] == "22"
+    h100 = profiles.render({}, "roce", cloud="oci", instance_type="BM.GPU.H100.8")
+    hcas = {e["name"]: e["value"] for e in h100["conf"]}["NCCL_IB_HCA"]
+    assert hcas.count("mlx5_") == 16 and "mlx5_2," not in hcas and "mlx5_11," not in hcas
+
+
+def test_oci_profile_without_a_shape_uses_the_hosts_roce_ports():
+    out = profiles.render(IB_FACTS, "roce", cloud="oci")
+    assert {e["name"]: e["value"] for e in out["conf"]}["NCCL_IB_HCA"] == "=mlx5_2:1"
+
+
+def test_roce_qos_state_replaces_oci_tc_and_gid():
+    out = profiles.render({}, "roce", cloud="oci", instance_type="BM.GPU.H100.8",
+                          qos={"NCCL_IB_TC": 42, "NCCL_IB_GID_INDEX": 1})
+    conf = {e["name"]: e for e in out["conf"]}
+    assert conf["NCCL_IB_TC"]["value"] == "42" and conf["NCCL_IB_GID_INDEX"]["value"] == "1"
+    assert "roce_qos" in conf["NCCL_IB_TC"]["source"]
+
+
+def test_nebius_profile_topology_file_and_ucx_devices_from_the_catalog():
+    assert profiles.select("infiniband", "nebius") == "nebius-ib"
+    out = profiles.render({}, "infiniband", cloud="nebius",
+                          instance_type="gpu-h100-sxm/8gpu-128vcpu-1600gb")
+    conf = {e["name"]: e["value"] for e in out["conf"]}
+    env = {e["name"]: e["value"] for e in out["env"]}
+    assert conf["NCCL_TOPO_FILE"] == "/var/run/nvidia-topologyd/virtualTopology.xml"
+    assert conf["NCCL_IB_HCA"] == "mlx5" and conf["NCCL_SOCKET_IFNAME"] == "eth0"
+    assert env["UCX_NET_DEVICES"] == ",".join(f"mlx5_{i}:1" for i in range(8))
+    bare = profiles.render({}, "infiniband", cloud="nebius")
+    assert {o.split(" ")[0] for o in bare["omitted"]} == {"NCCL_TOPO_FILE", "UCX_NET_DEVICES"}
+
+
+def test_unknown_instance_type_names_the_variable():
+    from gpufabric.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^nccl_instance_type: 'BM\.GPU\.H100\.9'.*did you mean"):
+        profiles.render({}, "roce", cloud="oci", instance_type="BM.GPU.H100.9")

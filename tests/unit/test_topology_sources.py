@@ -282,7 +282,7 @@ def test_apply_names_keeps_only_named_hosts() -> None:
 
 
 def test_load_rejects_unknown_source_and_missing_input(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="choose one of aws, gcp, ib, file"):
+    with pytest.raises(UserError, match="choose one of aws, gcp, oci, nebius, ib, file"):
         load("azure", tmp_path / "x")
     with pytest.raises(UserError, match="needs --input"):
         load("gcp")

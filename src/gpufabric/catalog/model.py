@@ -46,8 +46,9 @@ class AzureFacts(_Strict):
 
 
 class OciFacts(_Strict):
-    # the RDMA (RoCE v2) HCAs NCCL uses, in NCCL_IB_HCA order; the front-end (VCN) NIC is apart
-    rdma_hcas: list[str] = Field(min_length=1)
+    # the RDMA (RoCE v2) HCAs NCCL uses, in NCCL_IB_HCA order; the front-end (VCN) NIC is apart.
+    # Empty where no source names them: the NCCL profile then lists the host's RoCE ports.
+    rdma_hcas: list[str] = []
     frontend_ifname: str = "eth0"
 
 

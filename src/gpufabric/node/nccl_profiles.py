@@ -179,6 +179,34 @@ def _azure_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
     return (azure.nccl_topology_file or "") if azure else ""
 
 
+def _catalog(opts: dict[str, Any]) -> Any:
+    instance_type = str(opts.get("instance_type") or "")
+    if not instance_type:
+        return None
+    from gpufabric.catalog import lookup  # the catalog is the one place instance facts live
+
+    return lookup(instance_type, key="nccl_instance_type")
+
+
+def _catalog_rdma_hcas(facts: dict[str, Any], opts: dict[str, Any]) -> str:
+    """OCI: the shape's RDMA HCAs (the front-end NIC is not one of them); without an instance
+    type, the host's active RoCE ports."""
+    entry = _catalog(opts)
+    if entry is None or entry.oci is None or not entry.oci.rdma_hcas:
+        return _hcas(facts, "Ethernet")
+    return "=" + ",".join(entry.oci.rdma_hcas)
+
+
+def _catalog_ib_ports(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
+    entry = _catalog(opts)
+    return ",".join(f"{h}:1" for h in entry.nebius.ib_hcas) if entry and entry.nebius else ""
+
+
+def _nebius_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
+    entry = _catalog(opts)
+    return entry.nebius.nccl_topology_file if entry and entry.nebius else ""
+
+
 COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "ib_hcas": lambda facts, _o: _hcas(facts, "InfiniBand"),
     "roce_hcas": lambda facts, _o: _hcas(facts, "Ethernet"),
@@ -187,6 +215,9 @@ COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     ),
     "lab_ifname": _lab_ifname,
     "azure_topology_file": _azure_topology_file,
+    "catalog_rdma_hcas": _catalog_rdma_hcas,
+    "catalog_ib_ports": _catalog_ib_ports,
+    "nebius_topology_file": _nebius_topology_file,
 }
 
 

@@ -11,9 +11,17 @@ from gpufabric.errors import UserError
 from gpufabric.extras import require
 from gpufabric.topology.files import read_data, read_names, read_text
 from gpufabric.topology.model import Topology, apply_names
-from gpufabric.topology.sources import aws, file, gcp, ib
+from gpufabric.topology.sources import aws, file, gcp, ib, nebius, oci
 
-SOURCES = ("aws", "gcp", "ib", "file")
+SOURCES = ("aws", "gcp", "oci", "nebius", "ib", "file")
+RECORDED = {
+    "gcp": "`gcloud compute instances list --format=json` or physical_host values",
+    "oci": "OCI compute host list (ListComputeCapacityTopologyComputeBareMetalHosts / "
+    "ListComputeHosts) or rdmaTopologyData per node",
+    "nebius": "`nebius compute instance list --format json`, a GPU cluster, or IMDS "
+    "instance-data",
+    "file": "JSON/YAML topology",
+}
 
 
 def load(
@@ -35,18 +43,16 @@ def load(
         if input_path is not None:
             return aws.parse(read_data(input_path), names, origin)
         return _aws_live(region, instance_ids, names, name_by)
+    if source in ("oci", "nebius"):  # ids too long or not node names: names apply in parse
+        if input_path is None:
+            raise UserError(f"--source {source} needs --input FILE (a recorded {RECORDED[source]})")
+        parser = oci.parse if source == "oci" else nebius.parse
+        return parser(read_data(input_path), names, origin)
     if source == "ib":
         text = read_text(input_path) if input_path else _run_ibnetdiscover()
         topology = ib.parse(text, origin)
     elif input_path is None:
-        raise UserError(
-            f"--source {source} needs --input FILE (a recorded "
-            + (
-                "`gcloud compute instances list --format=json` or physical_host values)"
-                if source == "gcp"
-                else "JSON/YAML topology)"
-            )
-        )
+        raise UserError(f"--source {source} needs --input FILE (a recorded {RECORDED[source]})")
     elif source == "gcp":
         topology = gcp.parse(read_data(input_path), origin)
     else:
