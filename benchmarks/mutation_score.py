@@ -144,7 +144,7 @@ def _module_of(key: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description="Mutation score per module (mutmut).")
     parser.add_argument("groups", nargs="*", help=f"some of: {', '.join(GROUPS)} (default: all)")
     parser.add_argument("--children", type=int, default=1, help="mutmut --max-children")
     parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
