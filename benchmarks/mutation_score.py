@@ -32,9 +32,15 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/nccl/gate/verdict.py",
             "src/gpufabric/nccl/gate/fabric.py",
             "src/gpufabric/nccl/gate/thresholds.py",
+            "src/gpufabric/nccl/gate/latency.py",
             "src/gpufabric/nccl/parse/strict.py",
         ],
-        ["tests/unit/test_nccl_gate.py", "tests/unit/test_nccl_strict.py"],
+        [
+            "tests/unit/test_nccl_gate.py",
+            "tests/unit/test_nccl_strict.py",
+            "tests/unit/test_nccl_thresholds.py",
+            "tests/unit/test_gate_golden.py",
+        ],
     ),
     "config": (
         [
@@ -48,6 +54,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_gcp.py",
             "tests/unit/test_config_azure.py",
             "tests/unit/test_stack_file.py",
+            "tests/unit/test_config_golden.py",
         ],
     ),
     "cloud": (
@@ -67,6 +74,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_emit.py",
             "tests/unit/test_topology_sources.py",
             "tests/unit/test_topology_strict.py",
+            "tests/unit/test_topology_golden.py",
         ],
     ),
 }
