@@ -58,6 +58,13 @@ def fabric_nics(facts: dict[str, Any], instance_type: str) -> dict[str, Any]:
     return _call("facts.cloud_nics", "classify", facts, instance_type)
 
 
+def roce_fabric_ports(
+    found: list[str], interfaces: list[str], devices: list[str], instance_type: str = ""
+) -> list[str]:
+    """roce_qos: the netdevs to configure from its probe lines ('netdev rdma-device')."""
+    return _call("facts.cloud_nics", "roce_ports", found, interfaces, devices, instance_type)
+
+
 def nccl_profile(facts: dict[str, Any], fabric: str, **kwargs: Any) -> dict[str, Any]:
     """The rendered NCCL profile (nccl.conf lines, env lines, sources) for this host."""
     return _call("node.nccl_profiles", "render", facts, fabric, **kwargs)
@@ -95,6 +102,7 @@ class FilterModule:
             "gpufabric_decision": decision,
             "gpufabric_fabric_mismatch": fabric_mismatch,
             "gpufabric_fabric_nics": fabric_nics,
+            "gpufabric_roce_fabric_ports": roce_fabric_ports,
             "gpufabric_nccl_profile": nccl_profile,
             "gpufabric_sysctl_plan": sysctl_plan,
             "gpufabric_ibstat_ports": ibstat_ports,

@@ -23,7 +23,7 @@ def filters() -> dict:
 def test_every_filter_is_registered(filters: dict):
     assert set(filters) == {
         "gpufabric_host_facts", "gpufabric_decision", "gpufabric_fabric_mismatch",
-        "gpufabric_fabric_nics", "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
+        "gpufabric_fabric_nics", "gpufabric_roce_fabric_ports", "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
         "gpufabric_efa_devices", "gpufabric_run_summary"}
 
 
@@ -63,3 +63,16 @@ def test_fabric_nics_filter_and_its_error(filters: dict):
     assert out["ok"] and len(out["fabric_up"]) == 8
     with pytest.raises(AnsibleFilterError, match="gpufabric_instance_type: 'nope'"):
         filters["gpufabric_fabric_nics"](facts, "nope")
+
+
+def test_roce_fabric_ports_on_oci_leave_the_front_end_alone(filters: dict):
+    ports = filters["gpufabric_roce_fabric_ports"]
+    found = [f"ens{i} mlx5_{i}" for i in range(18)]
+    oci = ports(found, [], [], "BM.GPU.H100.8")
+    assert len(oci) == 16 and "ens2" not in oci and "ens11" not in oci
+    assert ports(found, [], [], "") == [f"ens{i}" for i in range(18)]  # no type: every port
+    assert ports(found, [], ["mlx5_3"], "BM.GPU.H100.8") == ["ens3"]  # devices win
+    assert ports(found, ["ens2", "eth9"], [], "BM.GPU.H100.8") == ["ens2"]  # interfaces win
+    assert ports([], [], [], "BM.GPU.H100.8") == []
+    with pytest.raises(AnsibleFilterError, match="unexpected probe line 'ens0'"):
+        ports(["ens0"], [], [], "")

@@ -53,6 +53,7 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("aws kms key", {"gpufabric:rootVolume": {"kmsKeyId": "alias/x"}}, "gpufabric:rootVolume.kmsKeyId", "does not apply on Nebius"),
     ("oci section on nebius", {"gpufabric:oci": {"compartmentId": "ocid1.compartment.oc1..aaaa"}}, "gpufabric:oci", "use gpufabric:nebius"),
     ("unknown nebius key", {"gpufabric:nebius": {**NEB, "fabric": "fabric-3"}}, "gpufabric:nebius.fabric", "xtra"),
+    ("checkpoint goal", {"gpufabric:storage": {**FS, "checkpoint": {"sizeGiB": 2048, "writeSeconds": 60}}}, "gpufabric:storage.checkpoint", "no throughput table"),
 ]  # fmt: skip
 
 

@@ -63,6 +63,7 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("nebius section on oci", {"gpufabric:nebius": {"projectId": "project-e00abc123"}}, "gpufabric:nebius", "use gpufabric:oci"),
     ("unknown oci key", {"gpufabric:oci": {**OCI, "hpcIsland": ISLAND}}, "gpufabric:oci.hpcIsland", "xtra"),
     ("nodes NaN", {"gpufabric:nodes": float("nan")}, "gpufabric:nodes", "integer"),
+    ("checkpoint goal", {"gpufabric:storage": {**LUSTRE, "checkpoint": {"sizeGiB": 2048, "writeSeconds": 60}}}, "gpufabric:storage.checkpoint", "no throughput table"),
 ]  # fmt: skip
 
 
@@ -105,3 +106,11 @@ def test_oci_section_on_an_aws_stack_is_refused() -> None:
     }
     with pytest.raises(ConfigError, match=r"^gpufabric:oci: .*use gpufabric:aws"):
         parse(raw, "t")
+
+
+def test_storage_path_of_oci_and_nebius_nodes_is_unknown_not_a_crash() -> None:
+    from gpufabric.catalog import lookup
+    from gpufabric.storage.network import node_path
+
+    assert node_path(lookup("BM.GPU.H100.8")) is None
+    assert node_path(lookup("gpu-h100-sxm/8gpu-128vcpu-1600gb")) is None

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import StrictInt, field_validator
 
-from gpufabric.config.base import ConfigModel
+from gpufabric.config.base import CheckpointGoal, ConfigModel
 
 # [S] skypilot sky/provision/nebius: image family for gpu-h100-sxm / gpu-h200-sxm
 DEFAULT_IMAGE_FAMILY = "ubuntu22.04-cuda12"
@@ -78,6 +78,8 @@ class NebiusFilesystemConfig(ConfigModel):
     """A Nebius shared filesystem attached to every node (virtiofs, by mount tag)."""
 
     type: Literal["nebius-filesystem"]
+    checkpoint: CheckpointGoal | None = None
+    """Not sized here (throughput per TiB is not published): refused with a clear line."""
     filesystem_type: str = "NETWORK_SSD"
     size_gib: StrictInt = 10240
     block_size_bytes: StrictInt = 4096

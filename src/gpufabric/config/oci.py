@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, StrictInt, field_validator
 
-from gpufabric.config.base import ConfigModel
+from gpufabric.config.base import CheckpointGoal, ConfigModel
 
 # OCID: ocid1.<resource type>.<realm>.[region][.future use].<unique id>
 # [P] docs.oracle.com/iaas/Content/General/Concepts/identifiers.htm
@@ -96,6 +96,8 @@ class OciLustreConfig(ConfigModel):
     """OCI File Storage with Lustre, in the nodes' availability domain."""
 
     type: Literal["oci-lustre"]
+    checkpoint: CheckpointGoal | None = None
+    """Not sized here yet (OCI rates MB/s per TB of GB capacity): refused with a clear line."""
     capacity_gb: StrictInt = 31200
     """Capacity in GB: 31,200, then steps of 10,400 to 124,800, then steps of 41,600."""
     performance_tier: str = "MBPS_PER_TB_125"

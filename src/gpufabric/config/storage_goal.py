@@ -17,6 +17,8 @@ from gpufabric.config.azure import AzureManagedLustreConfig
 from gpufabric.config.base import CheckpointGoal
 from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.config.model import StackConfig
+from gpufabric.config.nebius import NebiusFilesystemConfig
+from gpufabric.config.oci import OciLustreConfig
 from gpufabric.errors import ConfigError
 from gpufabric.storage.network import NodePath, node_path
 from gpufabric.storage.sizing import Goal, Service, Sizing, best_possible_gbps, service, size
@@ -74,6 +76,13 @@ def with_storage_goal(cfg: StackConfig) -> StackConfig:
             goal_value(goal_cfg),
             f"a checkpoint goal sizes Managed Lustre; {storage.type} has no throughput table here "
             "(use type managed-lustre, or drop the goal and size it yourself)",
+        )
+    if isinstance(storage, OciLustreConfig | NebiusFilesystemConfig):
+        raise ConfigError(
+            GOAL_KEY,
+            goal_value(goal_cfg),
+            f"{storage.type} has no throughput table here to size from "
+            "(drop the goal and set the size yourself; see the deploy guide for the steps)",
         )
     if not isinstance(storage, LustreConfig):
         return cfg

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufabric.catalog import lookup
+from gpufabric.errors import UserError
 
 _UP = ("active", "port_active")
 _LAYER = {"roce": "Ethernet", "infiniband": "InfiniBand"}
@@ -81,3 +82,27 @@ def classify(facts: dict[str, Any], instance_type: str) -> dict[str, Any]:
         "other": other,
         "line": "fabric NICs: " + "; ".join(parts),
     }
+
+
+def roce_ports(
+    found: list[str], interfaces: list[str], devices: list[str], instance_type: str = ""
+) -> list[str]:
+    """The netdevs roce_qos configures, from its probe's 'netdev rdma-device' lines.
+
+    `interfaces` (roce_qos_interfaces) wins when given; else the ports of `devices`
+    (roce_qos_rdma_devices), else of the instance type's catalog HCA list (OCI: the cluster
+    network's HCAs, never the front-end NIC), else every RoCE port found."""
+    pairs = [line.split() for line in found if line.strip()]
+    if any(len(p) != 2 for p in pairs):
+        bad = next(line for line in found if line.strip() and len(line.split()) != 2)
+        raise UserError(f"roce_qos: unexpected probe line {bad!r} (want 'netdev rdma-device')")
+    ports = [netdev for netdev, _dev in pairs]
+    if interfaces:
+        return [i for i in interfaces if i in ports]
+    wanted = devices
+    if not wanted and instance_type:
+        listed = expected(instance_type)
+        wanted = listed[0] if listed else []
+    if not wanted:
+        return ports
+    return [netdev for netdev, dev in pairs if dev in wanted]

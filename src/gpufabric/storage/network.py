@@ -54,5 +54,6 @@ def node_path(itype: InstanceType, efa: bool = False) -> NodePath | None:
         if itype.azure.ethernet_gbps is None:
             return None
         return NodePath(itype.azure.ethernet_gbps, f"Ethernet NIC {itype.azure.ethernet_gbps} Gbps")
-    assert itype.gcp is not None
+    if itype.gcp is None:  # OCI / Nebius: the front-end NIC's rate is not in the catalog
+        return None
     return NodePath(itype.gcp.host_nic_gbps, f"first gVNIC {itype.gcp.host_nic_gbps} Gbps")
