@@ -10,7 +10,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.unit import test_config_aws, test_config_azure, test_config_gcp, test_stack_file
+from tests.unit import (
+    test_config_aws,
+    test_config_azure,
+    test_config_gcp,
+    test_config_nebius,
+    test_config_oci,
+    test_stack_file,
+)
 
 from gpufabric.config import parse
 from gpufabric.config.stackfile import parse_stack_document
@@ -97,7 +104,9 @@ def _stack_file(data: bytes) -> str:
 
 def _actual() -> dict[str, str]:
     out: dict[str, str] = {}
-    for module in (test_config_aws, test_config_gcp, test_config_azure):
+    for module in (
+        test_config_aws, test_config_gcp, test_config_azure, test_config_oci, test_config_nebius
+    ):
         name = module.__name__.rsplit("_", 1)[-1]
         for case, override, _key, _words in module.BAD:
             out[f"{name}: {case}"] = _message({**module.BASE, **override})
