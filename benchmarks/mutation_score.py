@@ -59,7 +59,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "cloud": (
         ["src/gpufabric/clouds/aws/nodes.py", "src/gpufabric/clouds/aws/storage.py"],
-        ["tests/pulumi/test_aws_plan.py"],
+        ["tests/pulumi/test_aws_plan.py", "tests/pulumi/test_golden_plans.py"],
     ),
     "topology": (
         [
