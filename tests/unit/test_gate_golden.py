@@ -43,6 +43,34 @@ REAL: list[tuple[str, str, int | None, bool]] = [
     ("all_reduce_perf_oci_bm_gpu4_8_1node_10G.txt", "p4d.24xlarge", 1, False),
     ("sendrecv_perf_a100_leonardo_intranode_nccl_info.txt", "Standard_ND96asr_v4", 1, False),
 ]
+# several files gated as one run: NCCL logs merged, tables judged together
+MULTI: list[tuple[list[str], str, int | None]] = [
+    (
+        [
+            "nccl-tests/all_reduce_perf_2x_dgx_a100_k8s_legacy_error_col.txt",
+            "nccl-debug/net_ib_8hca_ib.txt",
+        ],
+        "Standard_ND96asr_v4",
+        2,
+    ),
+    (
+        [
+            "nccl-debug/net_ib_8hca_plus_bond_roce.txt",
+            "nccl-debug/net_ib_azure_completion_error.txt",
+        ],
+        "Standard_ND96isr_H100_v5",
+        None,
+    ),
+    (
+        [
+            "nccl-tests/all_reduce_perf_2x_p5_efa_srun_prefix.txt",
+            "nccl-tests/all_reduce_perf_p5_awsbatch_mpirun.txt",
+            "nccl-tests/all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt",
+        ],
+        "p5.48xlarge",
+        2,
+    ),
+]
 DEBUG_TYPES = ["p5.48xlarge", "Standard_ND96isr_H100_v5", "a3-ultragpu-8g", "a3-megagpu-8g"]
 
 HEADER = (
@@ -154,6 +182,9 @@ def _actual() -> dict[str, Any]:
     for name, itype, nodes, strict in REAL:
         key = f"{name} {itype} x{nodes}{' strict' if strict else ''}"
         out[key] = _report([parse_file(TESTS / name)], itype, nodes, strict)
+    for files, itype, nodes in MULTI:
+        captures = [parse_file(FIXTURES / f) for f in files]
+        out[f"{' + '.join(files)} {itype} x{nodes}"] = _report(captures, itype, nodes, False)
     for log in sorted(DEBUG.glob("*.txt")):
         for itype in DEBUG_TYPES:
             out[f"{log.name} {itype}"] = _report([parse_file(log)], itype, None, False)

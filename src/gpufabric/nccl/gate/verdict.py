@@ -45,23 +45,23 @@ def human_bytes(size: int) -> str:
 
 def resolve_nodes(
     nodes: int | None, result: TestsResult | None, debug: DebugInfo, gpus: int
-) -> tuple[int | None, str]:
-    """Node count and where it came from: flag > rank hosts > NCCL nNodes > ranks / GPUs."""
+) -> int | None:
+    """Node count: flag > rank hosts > NCCL nNodes > ranks / GPUs; None when unknown."""
     if nodes is not None:
-        return nodes, "--nodes"
+        return nodes
     if result is not None and result.hosts:
-        return len(result.hosts), "rank lines"
+        return len(result.hosts)
     if debug.n_nodes:
-        return debug.n_nodes, "NCCL nNodes"
+        return debug.n_nodes
     ranks = result.n_ranks if result is not None else None
     ranks = ranks or debug.n_ranks
     if ranks is None and result is not None:
         ranks = infer_ranks(result.collective, result.rows)
     if ranks is not None and ranks % gpus == 0:
-        return ranks // gpus, f"{ranks} ranks / {gpus} GPUs"
+        return ranks // gpus
     if ranks is not None and ranks < gpus:
-        return 1, f"{ranks} ranks < {gpus} GPUs"
-    return None, "unknown"
+        return 1
+    return None
 
 
 def _complete(result: TestsResult, subject: str) -> list[Verdict]:
@@ -307,7 +307,7 @@ def gate(
             subject = capture.path.rsplit("/", 1)[-1]
             if len(capture.results) > 1:
                 subject += f"[{capture.results.index(result)}]"
-            k, _source = resolve_nodes(nodes, result, debug, facts.gpu.count)
+            k = resolve_nodes(nodes, result, debug, facts.gpu.count)
             if nodes is not None and result.hosts and len(result.hosts) != nodes:
                 verdicts.append(
                     Verdict(
@@ -333,6 +333,6 @@ def gate(
     if judged:
         verdicts += consistency_verdicts(judged, limits)
     if first_nodes is None:
-        first_nodes, _ = resolve_nodes(None, None, debug, facts.gpu.count)
+        first_nodes = resolve_nodes(None, None, debug, facts.gpu.count)
     verdicts += fabric_verdicts(debug, facts, first_nodes, limits)
     return GateReport(instance_type, first_nodes, transport(debug), tuple(verdicts), strict, peaks)
