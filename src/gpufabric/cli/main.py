@@ -1,29 +1,45 @@
 """`gpufabric` entry point: one Typer app, one sub-command module per concern.
 
 Every UserError (bad config, bad flag, bad file) becomes one line on stderr and exit code 2;
-usage errors are Typer's own (also exit code 2).
+usage errors are Typer's own (also exit code 2). Each command's --help lists its exit codes
+(cli/conventions.py); a closed pipe (`gpufabric plan ... | head`) ends quietly with 0.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
-from gpufabric.cli import health, lab, nccl, plan, topology
+from gpufabric import __version__
+from gpufabric.cli import conventions, health, lab, nccl, plan, topology
 from gpufabric.errors import UserError
 
 app = typer.Typer(
     name="gpufabric",
     help="GPU training clusters whose network is fast by construction.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"gpufabric {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
+        ),
+    ] = False,
+) -> None:
     """GPU training clusters whose network is fast by construction."""
 
 
@@ -36,8 +52,17 @@ app.add_typer(health.app, name="health")
 
 def main() -> None:
     """Console-script entry point."""
+    command = typer.main.get_command(app)
+    conventions.add_exit_code_epilogs(command)
+    stdout_at_start = conventions.stdout_file()
     try:
-        app()
+        command(prog_name="gpufabric")
+    except BrokenPipeError:
+        conventions.quiet_exit_on_closed_pipe()
+    except SystemExit:
+        if conventions.closed_pipe(stdout_at_start):
+            conventions.quiet_exit_on_closed_pipe()
+        raise
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
