@@ -24,7 +24,8 @@ from gpufabric.topology.model import Host, Topology
 TIERS = 3
 
 
-def _get(doc: Any, *keys: str) -> Any:
+def field(doc: Any, *keys: str) -> Any:
+    """doc[key] for the first of `keys` present (snake_case or lowerCamelCase), else None."""
     if not isinstance(doc, Mapping):
         return None
     for key in keys:
@@ -33,10 +34,10 @@ def _get(doc: Any, *keys: str) -> Any:
     return None
 
 
-def _path(value: Any, origin: str, who: str) -> tuple[str, ...] | None:
+def ib_path(value: Any, origin: str, who: str) -> tuple[str, ...] | None:
     """A path list, or the message holding it ({path: [...]}); None when absent."""
     if isinstance(value, Mapping):
-        value = _get(value, "path", "paths")
+        value = field(value, "path", "paths")
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
@@ -49,10 +50,11 @@ def _path(value: Any, origin: str, who: str) -> tuple[str, ...] | None:
     return tuple(value)
 
 
-def _address(inst: Mapping[str, Any]) -> str:
-    status = _get(inst, "status") or {}
-    for nic in _get(status, "network_interfaces", "networkInterfaces") or []:
-        address = _get(_get(nic, "ip_address", "ipAddress"), "address")
+def eth0_address(inst: Mapping[str, Any]) -> str:
+    """The first network interface's private address, without its /32."""
+    status = field(inst, "status") or {}
+    for nic in field(status, "network_interfaces", "networkInterfaces") or []:
+        address = field(field(nic, "ip_address", "ipAddress"), "address")
         if isinstance(address, str) and address:
             return address.split("/", 1)[0]
     return ""
@@ -60,13 +62,13 @@ def _address(inst: Mapping[str, Any]) -> str:
 
 def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "nebius") -> Topology:
     """Build a Topology from an instance list, a GPU cluster, or IMDS instance-data."""
-    status = _get(data, "status")
-    cluster_paths = _get(
-        _get(status, "infiniband_topology_path", "infinibandTopologyPath"), "instances"
+    status = field(data, "status")
+    cluster_paths = field(
+        field(status, "infiniband_topology_path", "infinibandTopologyPath"), "instances"
     )
     if isinstance(cluster_paths, list):
         return _from_cluster(cluster_paths, names, origin)
-    items = data if isinstance(data, list) else _get(data, "items")
+    items = data if isinstance(data, list) else field(data, "items")
     if isinstance(data, Mapping) and items is None and _all_documents(data):
         items = [{**v, "hostname": str(k)} for k, v in data.items()]  # IMDS per node
     if not isinstance(items, list):
@@ -80,9 +82,9 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "nebi
     for inst in items:
         if not isinstance(inst, Mapping):
             raise UserError(f"{origin}: an instance entry is not an object")
-        meta = _get(inst, "metadata") or {}
-        iid = _get(meta, "id") or _get(inst, "id")
-        name = _get(inst, "hostname") or _get(meta, "name") or iid
+        meta = field(inst, "metadata") or {}
+        iid = field(meta, "id") or field(inst, "id")
+        name = field(inst, "hostname") or field(meta, "name") or iid
         if not isinstance(name, str) or not name:
             raise UserError(f"{origin}: an instance has no metadata.name, hostname or id")
         if names is not None:
@@ -91,20 +93,20 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "nebi
                 skipped.append((name, "not in the names map"))
                 continue
             name = names[key]
-        where = _get(_get(inst, "status"), "infiniband_topology_path", "infinibandTopologyPath")
+        where = field(field(inst, "status"), "infiniband_topology_path", "infinibandTopologyPath")
         if where is None:
-            where = _get(inst, "infiniband_topology_path", "infinibandTopologyPath")
-        path = _path(where, origin, name)
+            where = field(inst, "infiniband_topology_path", "infinibandTopologyPath")
+        path = ib_path(where, origin, name)
         if path is None:  # not in a GPU cluster, or not running: Slurm still needs it
             unplaced.append(name)
             continue
-        spec = _get(inst, "spec") or {}
+        spec = field(inst, "spec") or {}
         hosts.append(
             Host(
                 name=name,
                 path=path,
-                nvlink_domain=_get(spec, "nvl_instance_group_id", "nvlInstanceGroupId") or None,
-                address=_address(inst),
+                nvlink_domain=field(spec, "nvl_instance_group_id", "nvlInstanceGroupId") or None,
+                address=eth0_address(inst),
                 instance_id=iid if isinstance(iid, str) else None,
             )
         )
@@ -119,13 +121,13 @@ def _from_cluster(entries: list[Any], names: Mapping[str, str] | None, origin: s
     hosts: list[Host] = []
     skipped: list[tuple[str, str]] = []
     for entry in entries:
-        iid = _get(entry, "instance_id", "instanceId")
+        iid = field(entry, "instance_id", "instanceId")
         if not isinstance(iid, str) or not iid:
             raise UserError(f"{origin}: a GPU cluster instance entry has no instance_id")
         if names is not None and iid not in names:
             skipped.append((iid, "not in the names map"))
             continue
-        path = _path(entry, origin, iid)
+        path = ib_path(entry, origin, iid)
         if path is None:
             skipped.append((iid, "no path"))
             continue
