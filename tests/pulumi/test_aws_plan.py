@@ -11,6 +11,7 @@ from tests.pulumi.plans import REPO, plan_for
 from gpufabric.errors import UserError
 from gpufabric.plan import Plan, PlannedResource, run_plan
 from gpufabric.plan.mocks import RecordingMocks
+from gpufabric.plan.summary import fabric_summary
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 SG = "aws:ec2/securityGroup:SecurityGroup"
@@ -41,7 +42,13 @@ def test_one_cluster_placement_group_used_by_the_launch_template() -> None:
     group = one(plan, "aws:ec2/placementGroup:PlacementGroup")
     assert group.inputs["strategy"] == "cluster"
     assert one(plan, LT).inputs["placement"]["groupName"] == group.name
-    assert one(plan, ASG).inputs["placementGroup"] == group.id
+    assert one(plan, ASG).inputs["placementGroup"] == group.name
+    assert plan.outputs["network"]["placementGroup"] == {
+        "name": group.name,
+        "strategy": "cluster",
+        "source": "new",
+    }
+    assert dict(fabric_summary(plan))["Placement"].startswith("new placement group aws-h100-pg")
 
 
 @pytest.mark.parametrize(("stack", "cards"), [("aws-h100", 32), ("aws-h200", 16), ("aws-a100", 4)])
@@ -54,8 +61,8 @@ def test_efa_devices_cover_every_network_card_exactly_once(stack: str, cards: in
     assert set(efa_cards.values()) == {1}
 
 
-def test_primary_interface_rules_on_card_zero() -> None:
-    interfaces = nics(plan_for("aws-h100"))
+def test_efa_primary_layout_puts_efa_with_ena_on_card_zero() -> None:
+    interfaces = nics(plan_for("aws-h100", "gpufabric:aws.efaLayout=efa-primary"))
     primary = [n for n in interfaces if n["networkCardIndex"] == 0 and n["deviceIndex"] == 0]
     assert [p["interfaceType"] for p in primary] == ["efa"]
     others = [n for n in interfaces if n is not primary[0]]
@@ -63,12 +70,15 @@ def test_primary_interface_rules_on_card_zero() -> None:
     assert {n["deviceIndex"] for n in others} == {0}
 
 
-def test_ena_primary_layout_puts_efa_only_on_card_zero_device_one() -> None:
-    plan = plan_for("aws-h100", "gpufabric:aws.efaLayout=ena-primary")
+@pytest.mark.parametrize("stack", ["aws-h100", "aws-h200"])
+def test_ena_primary_is_the_default_layout(stack: str) -> None:
+    plan = plan_for(stack)
     card0 = sorted(
         (n["deviceIndex"], n["interfaceType"]) for n in nics(plan) if n["networkCardIndex"] == 0
     )
     assert card0 == [(0, "interface"), (1, "efa-only")]
+    others = [n for n in nics(plan) if n["networkCardIndex"] != 0]
+    assert {(n["deviceIndex"], n["interfaceType"]) for n in others} == {(0, "efa-only")}
 
 
 def test_efa_security_group_allows_all_traffic_from_and_to_itself_only() -> None:
@@ -207,6 +217,95 @@ def test_capacity_block_sets_market_type_and_reservation() -> None:
     assert lt["instanceMarketOptions"] == {"marketType": "capacity-block"}
     target = lt["capacityReservationSpecification"]["capacityReservationTarget"]
     assert target["capacityReservationId"] == "cr-0123456789abcdef0"
+
+
+RESERVED = 'gpufabric:capacity={"type": "reservation", "reservationId": "cr-0123456789abcdef0"}'
+CR_GROUP = "arn:aws:resource-groups:us-east-1:123456789012:group/p5-blocks"
+
+
+class ReservationInGroupMocks(RecordingMocks):
+    """A cloud whose capacity reservation was created in a cluster placement group."""
+
+    def _computed(self, typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        out = super()._computed(typ, name, inputs)
+        if typ == "aws:ec2/capacityReservation:CapacityReservation":
+            out["placementGroupArn"] = (
+                "arn:aws:ec2:us-east-1:123456789012:placement-group/p5-reserved"
+            )
+        return out
+
+
+def test_reservation_in_a_placement_group_uses_that_group_and_creates_none() -> None:
+    plan = run_plan(REPO, "aws-h100", [RESERVED], make_mocks=ReservationInGroupMocks)
+    assert plan.of_type("aws:ec2/placementGroup:PlacementGroup") == []
+    assert one(plan, LT).inputs["placement"] == {"groupName": "p5-reserved"}
+    assert one(plan, ASG).inputs["placementGroup"] == "p5-reserved"
+    assert plan.outputs["network"]["placementGroup"]["source"] == "reservation"
+    placement = dict(fabric_summary(plan))["Placement"]
+    assert placement.startswith("the reservation's placement group p5-reserved")
+
+
+@pytest.mark.parametrize(
+    ("capacity", "words"),
+    [
+        (RESERVED, "none: cr-0123456789abcdef0 is in no placement group"),
+        (
+            'gpufabric:capacity={"type": "capacity-block", "reservationId": "cr-0123456789abcdef0"}',
+            "none: cr-0123456789abcdef0 is in no placement group",
+        ),
+        (
+            f'gpufabric:capacity={{"type": "capacity-block", "resourceGroupArn": "{CR_GROUP}"}}',
+            f"none: capacity reservation resource group {CR_GROUP}",
+        ),
+    ],
+)
+def test_reserved_capacity_gets_no_new_placement_group(capacity: str, words: str) -> None:
+    plan = plan_for("aws-h100", capacity)
+    assert plan.of_type("aws:ec2/placementGroup:PlacementGroup") == []
+    assert "placement" not in one(plan, LT).inputs
+    assert "placementGroup" not in one(plan, ASG).inputs
+    assert dict(fabric_summary(plan))["Placement"].startswith(words)
+    from gpufabric.policies.offline import check_plan
+
+    assert check_plan(plan) == []
+
+
+def test_resource_group_is_the_launch_templates_capacity_target() -> None:
+    plan = plan_for(
+        "aws-h100",
+        "gpufabric:nodes=125",
+        f'gpufabric:capacity={{"type": "capacity-block", "resourceGroupArn": "{CR_GROUP}"}}',
+    )
+    lt = one(plan, LT).inputs
+    target = lt["capacityReservationSpecification"]["capacityReservationTarget"]
+    assert target == {"capacityReservationResourceGroupArn": CR_GROUP}
+    assert lt["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    assert one(plan, ASG).inputs["desiredCapacity"] == 125
+    assert not plan.of_type("aws:ec2/capacityReservation:CapacityReservation")
+
+
+def test_up_waits_for_every_node_with_a_settable_timeout() -> None:
+    group = one(plan_for("aws-h100"), ASG).inputs
+    assert group["waitForCapacityTimeout"] == "30m"
+    assert group["minSize"] == group["maxSize"] == group["desiredCapacity"] == 16
+    assert "waits up to 30m" in dict(fabric_summary(plan_for("aws-h100")))["Node group"]
+    custom = plan_for("aws-h100", "gpufabric:aws.waitForCapacityTimeout=1h")
+    assert one(custom, ASG).inputs["waitForCapacityTimeout"] == "1h"
+    off = plan_for("aws-h100", "gpufabric:aws.waitForCapacityTimeout=0")
+    assert "does NOT wait" in dict(fabric_summary(off))["Node group"]
+
+
+def test_s3_repository_on_scratch_2() -> None:
+    plan = plan_for(
+        "aws-h100",
+        'gpufabric:storage={"type": "fsx-lustre", "deploymentType": "SCRATCH_2", '
+        '"capacityGib": 2400, "throughputPerTib": null, '
+        '"s3": {"dataRepositoryPath": "s3://example-training-data/x"}}',
+    )
+    fs = one(plan, "aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fs.inputs["deploymentType"] == "SCRATCH_2"
+    dra = one(plan, "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
+    assert dra.inputs["fileSystemId"] == fs.id
 
 
 def test_on_demand_reservation_has_no_market_type() -> None:

@@ -20,7 +20,83 @@ BASE: dict[str, Any] = {
 
 FSX = {"type": "fsx-lustre", "capacityGib": 4800}
 
+CR_GROUP = "arn:aws:resource-groups:us-east-1:123456789012:group/p5-blocks"
+
 BAD: list[tuple[str, dict[str, Any], str, str]] = [
+    (
+        "capacity block of 125 instances",
+        {
+            "gpufabric:nodes": 125,
+            "gpufabric:capacity": {
+                "type": "capacity-block",
+                "reservationId": "cr-0123456789abcdef0",
+            },
+        },
+        "gpufabric:nodes",
+        "resourceGroupArn",
+    ),
+    (
+        "more instances than an account's capacity blocks hold",
+        {
+            "gpufabric:nodes": 300,
+            "gpufabric:capacity": {"type": "capacity-block", "resourceGroupArn": CR_GROUP},
+        },
+        "gpufabric:nodes",
+        "at most 256 instances across all",
+    ),
+    (
+        "resource group and reservation id together",
+        {
+            "gpufabric:capacity": {
+                "type": "reservation",
+                "reservationId": "cr-0123456789abcdef0",
+                "resourceGroupArn": CR_GROUP,
+            }
+        },
+        "gpufabric:capacity",
+        "not both",
+    ),
+    (
+        "resource group in another region",
+        {
+            "gpufabric:capacity": {
+                "type": "reservation",
+                "resourceGroupArn": CR_GROUP.replace("us-east-1", "us-west-2"),
+            }
+        },
+        "gpufabric:capacity.resourceGroupArn",
+        "resource group in us-east-1",
+    ),
+    (
+        "resource group that is not an ARN",
+        {"gpufabric:capacity": {"type": "reservation", "resourceGroupArn": "p5-blocks"}},
+        "gpufabric:capacity.resourceGroupArn",
+        "arn:aws:resource-groups",
+    ),
+    (
+        "resource group on demand",
+        {"gpufabric:capacity": {"type": "on-demand", "resourceGroupArn": CR_GROUP}},
+        "gpufabric:capacity",
+        "only used with type reservation or capacity-block",
+    ),
+    (
+        "wait timeout not a duration",
+        {"gpufabric:aws": {"waitForCapacityTimeout": "30 minutes"}},
+        "gpufabric:aws.waitForCapacityTimeout",
+        "duration",
+    ),
+    (
+        "wait timeout as a number",
+        {"gpufabric:aws": {"waitForCapacityTimeout": 30}},
+        "gpufabric:aws.waitForCapacityTimeout",
+        "string",
+    ),
+    (
+        "wait timeout with individual instances",
+        {"gpufabric:nodeGroup": "instances", "gpufabric:aws": {"waitForCapacityTimeout": "10m"}},
+        "gpufabric:aws.waitForCapacityTimeout",
+        "only for nodeGroup group",
+    ),
     # (case, override, key named, words in the message)
     (
         "unknown instance type",
@@ -68,19 +144,6 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
             }
         },
         "gpufabric:storage.efa",
-        "PERSISTENT_2",
-    ),
-    (
-        "s3 on scratch",
-        {
-            "gpufabric:storage": {
-                **FSX,
-                "deploymentType": "SCRATCH_2",
-                "throughputPerTib": None,
-                "s3": {"dataRepositoryPath": "s3://bucket-a/x"},
-            }
-        },
-        "gpufabric:storage.s3",
         "PERSISTENT_2",
     ),
     (
@@ -262,7 +325,8 @@ def test_good_config_parses_with_defaults() -> None:
     assert cfg.name == "aws-h100"
     assert cfg.nodes == 16 and cfg.node_group == "group"
     assert cfg.network.subnets()["fabric"] == "10.0.0.0/18"
-    assert cfg.aws.efa_layout == "efa-primary"
+    assert cfg.aws.efa_layout == "ena-primary"  # the current EFA guide's layout
+    assert cfg.aws.wait_for_capacity_timeout == "30m"
 
 
 def test_integral_json_values_from_pulumi_config_parse() -> None:
@@ -293,3 +357,26 @@ def test_type_errors_inside_any_storage_type_name_the_clean_key(
     with pytest.raises(ConfigError) as err:
         parse({**BASE, "gpufabric:storage": storage}, "s")
     assert str(err.value).startswith(f"{key}: 'lots' is not valid"), str(err.value)
+
+
+def test_s3_repository_on_scratch_2_parses() -> None:
+    storage = {
+        **FSX,
+        "deploymentType": "SCRATCH_2",
+        "throughputPerTib": None,
+        "s3": {"dataRepositoryPath": "s3://bucket-a/x"},
+    }
+    cfg = parse({**BASE, "gpufabric:storage": storage}, "s")
+    assert cfg.storage.s3 is not None  # type: ignore[union-attr]
+
+
+def test_resource_group_lets_blocks_hold_more_than_64_nodes() -> None:
+    cap = {"type": "capacity-block", "resourceGroupArn": CR_GROUP}
+    cfg = parse({**BASE, "gpufabric:nodes": 125, "gpufabric:capacity": cap}, "s")
+    assert cfg.capacity.resource_group_arn == CR_GROUP and cfg.capacity.reservation_id is None
+
+
+@pytest.mark.parametrize("timeout", ["0", "45m", "1h30m", "90s"])
+def test_wait_timeouts_in_go_duration_form_parse(timeout: str) -> None:
+    cfg = parse({**BASE, "gpufabric:aws": {"waitForCapacityTimeout": timeout}}, "s")
+    assert cfg.aws.wait_for_capacity_timeout == timeout

@@ -93,6 +93,17 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         "single-project reservations",
     ),
     (
+        "AWS capacity reservation resource group on GCP",
+        {
+            "gpufabric:capacity": {
+                "type": "reservation",
+                "resourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/g",
+            }
+        },
+        "gpufabric:capacity.resourceGroupArn",
+        "AWS-only",
+    ),
+    (
         "maxDistance on a plain reservation",
         {
             "gpufabric:nodeGroup": "instances",

@@ -11,6 +11,9 @@ from gpufabric.config.base import CheckpointGoal, ConfigModel, KmsKey, NodePath
 
 EfaLayout = Literal["efa-primary", "ena-primary"]
 _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+# A Go duration as the AWS provider parses waitForCapacityTimeout (time.ParseDuration), or "0"
+_DURATION_RE = re.compile(r"^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$")
+DEFAULT_WAIT_FOR_CAPACITY = "30m"
 
 
 class AwsSettings(ConfigModel):
@@ -20,8 +23,27 @@ class AwsSettings(ConfigModel):
         "resolve:ssm:/aws/service/deeplearning/ami/x86_64/"
         "base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id"
     )
-    efa_layout: EfaLayout = "efa-primary"
+    efa_layout: EfaLayout = "ena-primary"
+    """ena-primary: the current EFA guide's layout (ENA at card 0 / device 0, efa-only at
+    card 0 / device 1); efa-primary: one EFA+ENA interface at card 0 / device 0."""
     existing_vpc_id: str | None = None
+    wait_for_capacity_timeout: str = DEFAULT_WAIT_FOR_CAPACITY
+    """How long `pulumi up` waits for every node of the Auto Scaling group to be InService
+    before it fails naming the group; "0" does not wait (nodes may be missing after `up`)."""
+
+    @field_validator("wait_for_capacity_timeout", mode="before")
+    @classmethod
+    def _zero(cls, value: object) -> object:
+        # `waitForCapacityTimeout: 0` in YAML (or `-c ...=0`) arrives as the integer 0; any
+        # other number has no unit and stays refused
+        return "0" if type(value) is int and value == 0 else value
+
+    @field_validator("wait_for_capacity_timeout")
+    @classmethod
+    def _duration(cls, value: str) -> str:
+        if not _DURATION_RE.match(value):
+            raise ValueError('must be a duration like "30m", "1h30m" or "0" (do not wait)')
+        return value
 
     @field_validator("existing_vpc_id")
     @classmethod
@@ -54,7 +76,8 @@ class StorageMetadata(ConfigModel):
 
 
 class S3Repository(ConfigModel):
-    """An S3 data repository association (PERSISTENT_2 only)."""
+    """An S3 data repository association (any deployment type offered here; FSx refuses
+    them only on SCRATCH_1)."""
 
     data_repository_path: str
     file_system_path: str = "/data"

@@ -37,13 +37,22 @@ class CapacityConfig(ConfigModel):
 
     type: CapacityType = "on-demand"
     reservation_id: str | None = None
+    resource_group_arn: str | None = None
+    """AWS: a capacity reservation resource group (several reservations or capacity blocks
+    behind one cluster), instead of one reservationId."""
 
     @model_validator(mode="after")
     def _reservation_needed(self) -> CapacityConfig:
-        if self.type in ("reservation", "capacity-block") and self.reservation_id is None:
+        targets = [t for t in (self.reservation_id, self.resource_group_arn) if t is not None]
+        if self.type in ("reservation", "capacity-block") and not targets:
             raise ValueError(f"capacity type '{self.type}' needs reservationId")
-        if self.type == "on-demand" and self.reservation_id is not None:
-            raise ValueError("reservationId is only used with type reservation or capacity-block")
+        if self.type == "on-demand" and targets:
+            raise ValueError(
+                "reservationId / resourceGroupArn are only used with type reservation or "
+                "capacity-block"
+            )
+        if len(targets) > 1:
+            raise ValueError("set reservationId or resourceGroupArn, not both")
         return self
 
 

@@ -42,6 +42,12 @@ def check(cfg: StackConfig) -> InstanceType:
     itype = lookup(cfg.instance_type)
     _check_other_clouds(cfg, itype)
     _check_encryption(cfg, itype)
+    if cfg.capacity.resource_group_arn is not None and itype.cloud != "aws":
+        raise ConfigError(
+            "gpufabric:capacity.resourceGroupArn",
+            cfg.capacity.resource_group_arn,
+            f"capacity reservation resource groups are AWS-only; {itype.name} is {itype.cloud}",
+        )
     _check_network(cfg)
     CLOUD_RULES[itype.cloud](cfg, itype)
     return itype

@@ -12,13 +12,19 @@ from gpufabric.errors import ConfigError
 from gpufabric.extras import require
 from gpufabric.storage.sizing import service
 
-CAPACITY_BLOCK_MAX_INSTANCES = 64  # cloud-facts.md A.4
+# cloud-facts.md A.4 ([P] EC2 User Guide, capacity-blocks-purchase): one capacity block holds
+# at most 64 instances, and an account at most 256 across all its blocks
+CAPACITY_BLOCK_MAX_INSTANCES = 64
+CAPACITY_BLOCKS_MAX_INSTANCES = 256
 # EC2: "User data is limited to 16 KB, in raw form, before it is base64-encoded"
 # (EC2 User Guide, "Run commands when you launch an EC2 instance with user data input").
 USER_DATA_MAX_BYTES = 16 * 1024
 
 _ZONE_RE = re.compile(r"^(?P<region>[a-z]{2}(-[a-z]+)+-\d)(?P<suffix>[a-z])$")
 _RESERVATION_RE = re.compile(r"^cr-[0-9a-f]{8,17}$")
+_RESOURCE_GROUP_RE = re.compile(
+    r"^arn:aws[a-z-]*:resource-groups:(?P<region>[a-z0-9-]+):\d{12}:group/[A-Za-z0-9._-]{1,128}$"
+)
 
 
 @cache
@@ -107,16 +113,46 @@ def _check_storage_zone(cfg: StackConfig, fsx: FsxLustreConfig) -> None:
 
 
 def _check_capacity(cfg: StackConfig) -> None:
-    rid = cfg.capacity.reservation_id
+    cap = cfg.capacity
+    rid, group = cap.reservation_id, cap.resource_group_arn
     if rid is not None and not _RESERVATION_RE.match(rid):
         raise ConfigError(
             "gpufabric:capacity.reservationId", rid, "must look like cr-0123456789abcdef0"
         )
-    if cfg.capacity.type == "capacity-block" and cfg.nodes > CAPACITY_BLOCK_MAX_INSTANCES:
+    if group is not None:
+        match = _RESOURCE_GROUP_RE.match(group)
+        if not match or match["region"] != cfg.region:
+            raise ConfigError(
+                "gpufabric:capacity.resourceGroupArn",
+                group,
+                f"must be a capacity reservation resource group in {cfg.region}: "
+                f"arn:aws:resource-groups:{cfg.region}:<account>:group/<name>",
+            )
+    if (
+        cap.type == "capacity-block"
+        and rid is not None
+        and cfg.nodes > CAPACITY_BLOCK_MAX_INSTANCES
+    ):
         raise ConfigError(
             "gpufabric:nodes",
             cfg.nodes,
-            f"one capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances",
+            f"one capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances; put "
+            "several blocks in a capacity reservation resource group and set "
+            "gpufabric:capacity.resourceGroupArn instead of reservationId",
+        )
+    if cap.type == "capacity-block" and cfg.nodes > CAPACITY_BLOCKS_MAX_INSTANCES:
+        raise ConfigError(
+            "gpufabric:nodes",
+            cfg.nodes,
+            f"an account holds at most {CAPACITY_BLOCKS_MAX_INSTANCES} instances across all "
+            "its capacity blocks",
+        )
+    timeout_set = "wait_for_capacity_timeout" in cfg.aws.model_fields_set
+    if timeout_set and cfg.node_group != "group":
+        raise ConfigError(
+            "gpufabric:aws.waitForCapacityTimeout",
+            cfg.aws.wait_for_capacity_timeout,
+            "only for nodeGroup group (the Auto Scaling group); instances are waited for one by one",
         )
 
 
@@ -131,12 +167,13 @@ def _check_fsx(fsx: FsxLustreConfig) -> None:
                 f"PERSISTENT_2 allows {_words(tiers)} MB/s per TiB",
             )
     else:
-        for field, value, allowed in (
-            ("efa", fsx.efa, "EFA-enabled FSx needs deploymentType PERSISTENT_2"),
-            ("s3", fsx.s3, "S3 data repository associations need deploymentType PERSISTENT_2"),
-        ):
-            if value:
-                raise ConfigError(f"{key}.{field}", value, allowed)
+        # S3 data repository associations work on every deployment type but SCRATCH_1
+        # ([P] AWS::FSx::DataRepositoryAssociation: "supported on all FSx for Lustre 2.12 and
+        # newer file systems, excluding scratch_1"), so SCRATCH_2 keeps gpufabric:storage.s3
+        if fsx.efa:
+            raise ConfigError(
+                f"{key}.efa", fsx.efa, "EFA-enabled FSx needs deploymentType PERSISTENT_2"
+            )
         if fsx.throughput_per_tib not in (None, 1000):
             raise ConfigError(
                 f"{key}.throughputPerTib",

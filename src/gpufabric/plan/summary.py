@@ -46,22 +46,23 @@ def _aws(plan: Plan) -> Facts:
         )
         meta = lt.inputs.get("metadataOptions", {})
         facts.append(("IMDS", f"httpTokens={meta.get('httpTokens')}"))
-    groups = plan.of_type("aws:ec2/placementGroup:PlacementGroup")
-    facts.append(
-        (
-            "Placement",
-            ", ".join(f"{g.name} (strategy {g.inputs.get('strategy')})" for g in groups) or "none",
-        )
-    )
+    facts.append(("Placement", _aws_placement(plan, templates)))
     cap = cfg.capacity
-    facts.append(("Capacity", cap.type + (f" {cap.reservation_id}" if cap.reservation_id else "")))
+    target = cap.reservation_id or cap.resource_group_arn
+    facts.append(("Capacity", cap.type + (f" {target}" if target else "")))
     asgs = plan.of_type("aws:autoscaling/group:Group")
     instances = plan.of_type("aws:ec2/instance:Instance")
     if asgs:
+        wait = asgs[0].inputs.get("waitForCapacityTimeout")
         facts.append(
             (
                 "Node group",
-                f"Auto Scaling group, {asgs[0].inputs.get('desiredCapacity')} x {cfg.instance_type}",
+                f"Auto Scaling group, {asgs[0].inputs.get('desiredCapacity')} x {cfg.instance_type}; "
+                + (
+                    f"pulumi up waits up to {wait} for every node"
+                    if wait not in (None, "0")
+                    else "pulumi up does NOT wait for the nodes (waitForCapacityTimeout 0)"
+                ),
             )
         )
     else:
@@ -93,6 +94,31 @@ def _aws(plan: Plan) -> Facts:
         )
     facts.append(("Encryption in transit", cfg.encryption))
     return facts
+
+
+def _aws_placement(plan: Plan, templates: list[Any]) -> str:
+    """Where the nodes' placement group comes from: new, the reservation's own, or none."""
+    cap = plan.config.capacity
+    groups = plan.of_type("aws:ec2/placementGroup:PlacementGroup")
+    if groups:
+        return ", ".join(
+            f"new placement group {g.name} (strategy {g.inputs.get('strategy')})" for g in groups
+        )
+    named = {lt.inputs.get("placement", {}).get("groupName") for lt in templates} - {None}
+    if cap.resource_group_arn:
+        return (
+            f"none: capacity reservation resource group {cap.resource_group_arn} "
+            "(no new placement group for reserved capacity)"
+        )
+    if named:
+        return (
+            f"the reservation's placement group {', '.join(sorted(named))} "
+            f"(read from {cap.reservation_id} at deploy time; no new group)"
+        )
+    return (
+        f"none: {cap.reservation_id} is in no placement group (read at deploy time; no new "
+        "group for reserved capacity)"
+    )
 
 
 def _ranges(values: list[int]) -> str:

@@ -52,6 +52,13 @@ def _aws(stack: Stack, node: Node) -> str:
         if strategy != "cluster":
             return f"placement group {group.name} has strategy {strategy!r}, not 'cluster'"
         return ""
+    target = dig(
+        node.definition.props, "capacityReservationSpecification", "capacityReservationTarget"
+    )
+    if isinstance(target, Mapping) and any(target.values()):
+        # reserved capacity: the reservation's own placement group or none; a new group would
+        # not hold the reservation (ParallelCluster's PlacementGroupCapacityReservationValidator)
+        return ""
     return "GPU nodes are in no placement group; EFA needs a cluster placement group"
 
 

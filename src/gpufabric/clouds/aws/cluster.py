@@ -9,7 +9,7 @@ import pulumi_aws as aws
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.network import build_network, storage_security_group
-from gpufabric.clouds.aws.nodes import NODE_ROLE_TAG, build_nodes
+from gpufabric.clouds.aws.nodes import NODE_ROLE_TAG, build_nodes, build_placement
 from gpufabric.clouds.aws.storage import build_fsx, storage_subnet_role
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
@@ -27,8 +27,9 @@ class AwsClusterArgs:
 
 
 class AwsCluster(pulumi.ComponentResource):
-    """VPC partitions, EFA security group, cluster placement group, EFA launch template,
-    node group and FSx for Lustre, all in one availability zone."""
+    """VPC partitions, EFA security group, cluster placement group (new on demand; the
+    reservation's own, or none, on reserved capacity), EFA launch template, node group and
+    FSx for Lustre, all in one availability zone."""
 
     outputs: ClusterOutputs
 
@@ -40,10 +41,12 @@ class AwsCluster(pulumi.ComponentResource):
         check_instance("AwsClusterArgs", "aws", cfg.instance_type, itype)
         tags = {CLUSTER_TAG: cfg.name, "gpufabric:stack": cfg.stack, **cfg.tags}
 
-        if cfg.capacity.reservation_id is not None:
-            _check_reservation(cfg, self)
+        reservation_group = (
+            _check_reservation(cfg, self) if cfg.capacity.reservation_id is not None else None
+        )
         net = build_network(cfg, tags, self)
-        nodes = build_nodes(cfg, itype, net, tags, self)
+        placement = build_placement(cfg, reservation_group, tags, self)
+        nodes = build_nodes(cfg, itype, net, placement, tags, self)
 
         storage: pulumi.Output[dict | None] = pulumi.Output.from_input(None)
         if isinstance(cfg.storage, FsxLustreConfig):
@@ -58,14 +61,20 @@ class AwsCluster(pulumi.ComponentResource):
             subnets=pulumi.Output.all(**net.subnet_ids),
             efa=net.efa_sg.id,
             management=net.management_sg.id,
-            placement=nodes.placement_group.name,
+            placement=placement.group_name,
         ).apply(
             lambda v: {
                 "vpcId": v["vpc"],
                 "zone": cfg.zone,
                 "subnets": dict(v["subnets"]),
                 "securityGroups": {"efa": v["efa"], "management": v["management"]},
-                "placementGroup": {"name": v["placement"], "strategy": "cluster"},
+                # source: new (created here), reservation (the reservation's own group, read
+                # at deploy time; name None when it has none) or none (a resource group)
+                "placementGroup": {
+                    "name": v["placement"],
+                    "strategy": "cluster" if v["placement"] else None,
+                    "source": placement.source,
+                },
             }
         )
         inventory = pulumi.Output.from_input(
@@ -98,8 +107,9 @@ class AwsCluster(pulumi.ComponentResource):
         self.outputs.register(self)
 
 
-def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> None:
-    """Read the reservation and fail the deployment if it is in another zone or type."""
+def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> pulumi.Output[str | None]:
+    """Read the reservation, fail the deployment if it is in another zone or type, and return
+    the ARN of the placement group it reserves capacity in (None: not in a group)."""
     reservation_id = cfg.capacity.reservation_id
     assert reservation_id is not None
     existing = aws.ec2.CapacityReservation.get(
@@ -120,3 +130,4 @@ def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> None:
             )
 
     pulumi.Output.all(existing.availability_zone, existing.instance_type).apply(verify)
+    return existing.placement_group_arn

@@ -1,5 +1,16 @@
-"""GPU nodes: instance profile, cluster placement group, the EFA launch template, and the
-node group (a fixed-size Auto Scaling group by default, individual instances on request).
+"""GPU nodes: instance profile, placement, the EFA launch template, and the node group (a
+fixed-size Auto Scaling group by default, individual instances on request).
+
+Placement (where the nodes' cluster placement group comes from):
+- on demand: a new cluster placement group;
+- a capacity reservation or capacity block (`reservationId`): no new group. An existing
+  reservation cannot move into a new group (insufficient-capacity errors), so the nodes use the
+  reservation's own placement group, read at deploy time, or none when it has none
+  ([P] aws/aws-parallelcluster cli/src/pcluster/validators/ec2_validators.py,
+  PlacementGroupCapacityReservationValidator and PlacementGroupCapacityTypeValidator: a
+  placement group with a capacity block "should not be set");
+- a capacity reservation resource group (`resourceGroupArn`): none (its reservations may sit in
+  different groups, which one launch cannot name).
 """
 
 from __future__ import annotations
@@ -23,8 +34,44 @@ NODE_ROLE_TAG = ("gpufabric:role", "gpu-node")
 
 
 @dataclass
+class AwsPlacement:
+    """The nodes' cluster placement group: its name (None: no group) and where it comes from."""
+
+    group_name: pulumi.Output[str | None]
+    source: str  # "new" | "reservation" | "none"
+    created: aws.ec2.PlacementGroup | None = None
+
+
+def placement_group_name(arn: str | None) -> str | None:
+    """arn:aws:ec2:<region>:<account>:placement-group/<name> -> <name>."""
+    if not arn:
+        return None
+    return arn.rsplit("/", 1)[-1] or None
+
+
+def build_placement(
+    cfg: StackConfig,
+    reservation_group_arn: pulumi.Output[str | None] | None,
+    tags: dict[str, str],
+    parent: pulumi.Resource,
+) -> AwsPlacement:
+    """A new cluster placement group on demand; otherwise the reservation's own, or none."""
+    if cfg.capacity.type == "on-demand":
+        group = aws.ec2.PlacementGroup(
+            f"{cfg.name}-pg",
+            strategy="cluster",
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
+        return AwsPlacement(group.name.apply(lambda n: n), "new", group)
+    if reservation_group_arn is not None:
+        return AwsPlacement(reservation_group_arn.apply(placement_group_name), "reservation")
+    return AwsPlacement(pulumi.Output.from_input(None), "none")
+
+
+@dataclass
 class AwsNodes:
-    placement_group: aws.ec2.PlacementGroup
+    placement: AwsPlacement
     launch_template: aws.ec2.LaunchTemplate
     description: pulumi.Output[dict[str, Any]]
     addresses: pulumi.Output[list[str]]
@@ -34,6 +81,7 @@ def build_nodes(
     cfg: StackConfig,
     itype: InstanceType,
     net: AwsNetwork,
+    placement: AwsPlacement,
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> AwsNodes:
@@ -41,7 +89,6 @@ def build_nodes(
     name = cfg.name
     node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
     profile = _instance_profile(name, tags, opts)
-    placement = aws.ec2.PlacementGroup(f"{name}-pg", strategy="cluster", tags=tags, opts=opts)
     with_subnet = cfg.node_group == "instances"  # an ASG sets subnets itself
     template = aws.ec2.LaunchTemplate(
         f"{name}-node",
@@ -67,7 +114,9 @@ def build_nodes(
             )
         ],
         network_interfaces=_network_interfaces(cfg, itype, net, with_subnet),
-        placement=aws.ec2.LaunchTemplatePlacementArgs(group_name=placement.name),
+        placement=placement.group_name.apply(
+            lambda group: aws.ec2.LaunchTemplatePlacementArgs(group_name=group) if group else None
+        ),
         capacity_reservation_specification=_reservation(cfg),
         instance_market_options=(
             aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
@@ -138,11 +187,13 @@ def _network_interfaces(
 def _reservation(
     cfg: StackConfig,
 ) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
-    if cfg.capacity.reservation_id is None:
+    cap = cfg.capacity
+    if cap.reservation_id is None and cap.resource_group_arn is None:
         return None
     return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
         capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
-            capacity_reservation_id=cfg.capacity.reservation_id
+            capacity_reservation_id=cap.reservation_id,
+            capacity_reservation_resource_group_arn=cap.resource_group_arn,
         )
     )
 
@@ -157,7 +208,7 @@ def _autoscaling_group(
     cfg: StackConfig,
     itype: InstanceType,
     net: AwsNetwork,
-    placement: aws.ec2.PlacementGroup,
+    placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
     node_tags: dict[str, str],
     opts: pulumi.ResourceOptions,
@@ -168,12 +219,15 @@ def _autoscaling_group(
         max_size=cfg.nodes,
         desired_capacity=cfg.nodes,
         vpc_zone_identifiers=[net.subnet_ids["fabric"]],
-        placement_group=placement.id,
+        placement_group=placement.group_name,
         launch_template=aws.autoscaling.GroupLaunchTemplateArgs(
             id=template.id, version=template.latest_version.apply(str)
         ),
         health_check_type="EC2",
-        wait_for_capacity_timeout="0",
+        # `pulumi up` waits until all `desired_capacity` nodes are InService and fails naming the
+        # group ("waiting for Auto Scaling Group (<name>) capacity satisfied") after this long;
+        # "0" (gpufabric:aws.waitForCapacityTimeout) does not wait
+        wait_for_capacity_timeout=cfg.aws.wait_for_capacity_timeout,
         tags=[
             aws.autoscaling.GroupTagArgs(key=key, value=value, propagate_at_launch=True)
             for key, value in sorted(node_tags.items())
@@ -194,7 +248,7 @@ def _autoscaling_group(
 def _instances(
     cfg: StackConfig,
     itype: InstanceType,
-    placement: aws.ec2.PlacementGroup,
+    placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
     opts: pulumi.ResourceOptions,
 ) -> AwsNodes:
