@@ -299,3 +299,27 @@ def test_latency_figures_name_sources_and_known_fabrics() -> None:
     assert set(lat.fabrics) <= set(thresholds().fabrics)
     assert set(lat.instances) <= set(catalog())
     assert all(f.sources for f in [*lat.fabrics.values(), *lat.instances.values()])
+
+
+def test_negative_size_in_json_is_an_input_problem() -> None:
+    doc = {
+        "results": [
+            {
+                "size": -8,
+                "count": 2,
+                "type": "float",
+                "redop": "sum",
+                "root": "-1",
+                "out_of_place": {"time": 10.0, "alg_bw": 0.0, "bus_bw": 0.0, "nwrong": 0},
+                "in_place": {"time": 10.0, "alg_bw": 0.0, "bus_bw": 0.0, "nwrong": 0},
+            }
+        ],
+        "average_bus_bandwidth": {"bandwidth": 0.0, "okay": "true"},
+    }
+    capture = parse_text(json.dumps(doc), "all_reduce_perf.json")
+    assert capture.results[0].problems == ("negative size -8 / count 2",)
+    doc["results"][0]["size"], doc["results"][0]["count"] = 8, -2
+    capture = parse_text(json.dumps(doc), "all_reduce_perf.json")
+    assert capture.results[0].problems == ("negative size 8 / count -2",)
+    doc["results"][0]["count"] = 2
+    assert parse_text(json.dumps(doc), "all_reduce_perf.json").results[0].problems == ()
