@@ -43,7 +43,8 @@ class NebiusSettings(ConfigModel):
     """Public key of admin_username, written by cloud-init. Required."""
     admin_username: str = "ubuntu"
     public_ip: bool = False
-    """Public addresses on the nodes (off: reach them through a bastion or VPN)."""
+    """Public addresses on the nodes (off: reach them through a bastion or VPN). The policy
+    pack's no-public-IP rule fails a plan that turns it on, unless the organisation waives it."""
 
     @field_validator("project_id")
     @classmethod

@@ -60,8 +60,7 @@ def check_nebius(cfg: StackConfig, itype: InstanceType) -> None:
         raise ConfigError(
             "gpufabric:network.egress",
             cfg.network.egress,
-            "gpufabric builds no NAT on Nebius: use none (gpufabric:nebius.publicIp gives each "
-            "node its own address)",
+            "gpufabric builds no NAT on Nebius: use none (reach the VMs through a bastion or VPN)",
         )
     if cfg.root_volume.kms_key_id is not None:
         raise ConfigError(
