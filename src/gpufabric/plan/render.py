@@ -16,8 +16,9 @@ def render_plan(plan: Plan, console: Console | None = None) -> None:
     console = console or Console()
     console.print(f"[bold]Plan for stack {plan.stack}[/bold] ([yellow]{OFFLINE_NOTICE}[/yellow])")
     facts = Table(title="Fabric", show_header=False, title_justify="left")
-    facts.add_column(style="bold")
-    facts.add_column()
+    # at 80 columns values wrap at spaces (a token longer than the column folds): never "..."
+    facts.add_column(style="bold", no_wrap=True)
+    facts.add_column(overflow="fold")
     for label, value in fabric_summary(plan):
         facts.add_row(label, value)
     console.print(facts)
