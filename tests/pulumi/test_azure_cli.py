@@ -97,7 +97,13 @@ def test_bad_override_exits_2_with_one_line_naming_the_key(
 
 def test_human_plan_states_partitions_plainly() -> None:
     result = run(
-        "plan", "-s", "azure-ndv5", "-c", "gpufabric:nodes=256", "-c", "gpufabric:azure.allowSplit=true"
+        "plan",
+        "-s",
+        "azure-ndv5",
+        "-c",
+        "gpufabric:nodes=256",
+        "-c",
+        "gpufabric:azure.allowSplit=true",
     )
     assert result.returncode == 0, result.stderr
     assert "offline preview" in result.stdout

@@ -265,7 +265,11 @@ def test_managed_lustre_subnet_admits_azure_monitor_from_port_443_only() -> None
     )
     assert rule["protocol"] == "Tcp" and rule["sourcePortRange"] == "443"
     assert rule["destinationAddressPrefix"] == plan_for("azure-ndv5").config.network.storage_subnet
-    deny = next(r for r in nsg(plan_for("azure-ndv5"), "storage").inputs["securityRules"] if r["name"] == "deny-all-in")
+    deny = next(
+        r
+        for r in nsg(plan_for("azure-ndv5"), "storage").inputs["securityRules"]
+        if r["name"] == "deny-all-in"
+    )
     assert rule["priority"] < deny["priority"]
 
 
@@ -315,6 +319,9 @@ def test_outputs_have_the_shared_shape_with_the_infiniband_profile() -> None:
 def test_summary_states_the_fabric_facts() -> None:
     facts = dict(fabric_summary(plan_for("azure-ndv5")))
     assert facts["InfiniBand partitions"] == "1 scale set = 1 InfiniBand partition (16 VMs)"
+    assert facts["Placement"].startswith(
+        "new proximity placement group azure-ndv5-ppg holding 1 scale set (single placement group"
+    )
     scale_set = facts["Scale set azure-ndv5-ib0"]
     assert "single placement group on" in scale_set and "azure-ndv5-ppg" in scale_set
     assert "accelerated networking on" in facts["Node NIC"] and "no public IP" in facts["Node NIC"]
@@ -347,7 +354,11 @@ def test_component_refuses_a_forbidden_split_even_without_the_cli() -> None:
 
 @pytest.mark.parametrize(
     ("stack", "overrides"),
-    [("azure-ndv5", ()), ("azure-ndv5", ("gpufabric:nodes=256", "gpufabric:azure.allowSplit=true")), ("azure-ndv5-h200", ())],
+    [
+        ("azure-ndv5", ()),
+        ("azure-ndv5", ("gpufabric:nodes=256", "gpufabric:azure.allowSplit=true")),
+        ("azure-ndv5-h200", ()),
+    ],
 )
 def test_gpufabric_policies_pass_on_the_azure_plans(stack: str, overrides: tuple[str, ...]) -> None:
     from gpufabric.policies.offline import check_plan

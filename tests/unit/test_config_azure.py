@@ -98,7 +98,9 @@ def test_image_resource_id_is_accepted_instead_of_a_urn() -> None:
 
 
 def test_split_is_accepted_when_asked_for() -> None:
-    cfg = parse({**BASE, "gpufabric:nodes": 125, "gpufabric:azure": {**AZ, "allowSplit": True}}, "s")
+    cfg = parse(
+        {**BASE, "gpufabric:nodes": 125, "gpufabric:azure": {**AZ, "allowSplit": True}}, "s"
+    )
     assert cfg.nodes == 125 and cfg.azure.allow_split is True
 
 

@@ -35,6 +35,16 @@ def summarise_azure(plan: Plan) -> Facts:
         )
     )
     ppgs = {p.id: p for p in plan.of_type(PPG)}
+    facts.append(
+        (
+            "Placement",
+            ", ".join(f"new proximity placement group {p.name}" for p in ppgs.values())
+            + f" holding {len(sets)} scale set{'s' if len(sets) != 1 else ''} (single "
+            "placement group each; capacity on demand: reservations cannot hold ND-series)"
+            if ppgs
+            else "none",
+        )
+    )
     for vmss in sets:
         ppg = ppgs.get(vmss.inputs.get("proximityPlacementGroup", {}).get("id", ""))
         spg = "on" if vmss.inputs.get("singlePlacementGroup") is True else "OFF (no InfiniBand)"
