@@ -80,7 +80,10 @@ def test_unknown_fabric_names_pass() -> None:
     assert cfg.nebius.infiniband_fabric == "fabric-42"
 
 
-def test_no_region_anywhere_names_the_keys() -> None:
+@pytest.mark.parametrize("zone", [None, ""])
+def test_no_region_names_the_zone_key(zone: str | None) -> None:
     raw = {k: v for k, v in BASE.items() if k != "gpufabric:zone"}
-    with pytest.raises(ConfigError, match="gpufabric:zone names the region"):
+    if zone is not None:
+        raw["gpufabric:zone"] = zone
+    with pytest.raises(ConfigError, match=r"^gpufabric:zone: .*required on Nebius: the region"):
         parse(raw, "t")

@@ -56,8 +56,13 @@ def _region(raw: Mapping[str, Any]) -> str:
     for key in REGION_KEY.values():
         if raw.get(key):
             return str(raw[key])
-    if _is_nebius(raw) and raw.get(f"{NAMESPACE}:zone"):
-        return str(raw[f"{NAMESPACE}:zone"])  # Nebius: the zone is the region
+    if _is_nebius(raw):  # Nebius: the zone is the region
+        zone = raw.get(f"{NAMESPACE}:zone")
+        if not zone:
+            raise ConfigError(
+                f"{NAMESPACE}:zone", zone, "required on Nebius: the region, e.g. eu-north1"
+            )
+        return str(zone)
     if f"{NAMESPACE}:instanceType" in raw:  # a misspelt type says so first (did you mean)
         lookup(str(raw[f"{NAMESPACE}:instanceType"]))
     raise ConfigError(
