@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.conftest import FIXTURES, require_captures
 
 from gpufabric.catalog import catalog
 from gpufabric.nccl.gate.verdict import gate
@@ -19,7 +19,6 @@ from gpufabric.nccl.parse.capture import parse_file, parse_text
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden" / "gate_verdicts.json"
-FIXTURES = HERE.parents[1].parent / "shared" / "fixtures"
 TESTS = FIXTURES / "nccl-tests"
 DEBUG = FIXTURES / "nccl-debug"
 
@@ -194,8 +193,7 @@ def _actual() -> dict[str, Any]:
 
 
 def test_gate_verdicts_match_golden() -> None:
-    if not TESTS.is_dir():
-        pytest.skip(f"{FIXTURES} not present")
+    require_captures()
     missing = {itype for _, itype, _, _ in REAL} - set(catalog())
     assert not missing, f"instance types not in the catalog: {missing}"
     actual = _actual()

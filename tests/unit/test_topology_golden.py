@@ -23,13 +23,6 @@ from gpufabric.topology.synthetic import synthetic
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 GOLDEN = HERE / "golden" / "topology_outputs.json"
-SHARED_AWS = (
-    REPO.parent
-    / "shared"
-    / "fixtures"
-    / "aws-topology"
-    / "describe_instance_topology_awscli_example_3level.json"
-)
 
 
 def _topologies() -> dict[str, Topology]:
