@@ -1,0 +1,118 @@
+"""IOR and mdtest summaries (hpc/ior), read where those tools are installed.
+
+Shapes, from the printf formats of hpc/ior@3b5f4fc src/ior-output.c and src/mdtest.c:
+- IOR text: a line "Summary of all tests:", then a header starting "Operation  Max(MiB)
+  Min(MiB)  Mean(MiB) ...", then one row per operation ("write", "read") whose columns follow
+  the header. Bandwidths are MiB/s, already aggregated over every task of the MPI job.
+- IOR JSON (-O summaryFormat=JSON): "summary": [{"operation": "write", "bwMeanMIB": ...}].
+- mdtest: "SUMMARY rate: (of N iterations)", a header "Operation  Max  Min  Mean  Std Dev",
+  then rows "File creation : <max> <min> <mean> <sd>" in operations per second.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from gpufabric.errors import UserError
+
+MIB = 1 << 20
+_MDTEST_ROW = re.compile(r"^\s*(?P<op>[A-Za-z][A-Za-z ()]*?)\s*:\s+(?P<nums>[-0-9.eE+ NA]+)$")
+
+
+@dataclass(frozen=True)
+class IorResult:
+    source: str
+    mean_gbps: dict[str, float]  # operation -> mean bandwidth, GB/s (10**9 B/s)
+    max_gbps: dict[str, float]
+
+
+def _finite(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise UserError(f"{where}: {text!r} is not a non-negative number")
+    return value
+
+
+def parse_ior(text: str, source: str) -> IorResult:
+    """The 'Summary of all tests' of an IOR run (text or JSON summary)."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return _parse_ior_json(stripped, source)
+    lines = text.splitlines()
+    try:
+        at = next(i for i, line in enumerate(lines) if line.startswith("Summary of all tests:"))
+    except StopIteration:
+        raise UserError(f"{source}: no 'Summary of all tests:' in it (IOR cut short?)") from None
+    header_at = next(
+        (i for i in range(at, min(at + 3, len(lines))) if "Max(MiB)" in lines[i]), None
+    )
+    if header_at is None:
+        raise UserError(f"{source}: IOR summary without its header line")
+    columns = lines[header_at].replace("Summary of all tests:", "").split()
+    mean: dict[str, float] = {}
+    top: dict[str, float] = {}
+    for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
+        cells = line.split()
+        if not cells or cells[0] not in ("write", "read"):
+            break
+        if len(cells) < 4:
+            raise UserError(f"{source}:{number}: IOR summary row cut short")
+        row = dict(zip(columns, cells, strict=False))
+        where = f"{source}:{number}"
+        mean[cells[0]] = _finite(row["Mean(MiB)"], where) * MIB / 1e9
+        top[cells[0]] = _finite(row["Max(MiB)"], where) * MIB / 1e9
+    if not mean:
+        raise UserError(f"{source}: IOR summary has no write or read row")
+    return IorResult(source, mean, top)
+
+
+def _parse_ior_json(text: str, source: str) -> IorResult:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{source}: IOR JSON is broken ({exc.msg} at line {exc.lineno})") from None
+    rows = data.get("summary") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise UserError(f"{source}: IOR JSON without a 'summary' list")
+    mean: dict[str, float] = {}
+    top: dict[str, float] = {}
+    for index, row in enumerate(rows):
+        where = f"{source}: summary[{index}]"
+        if not isinstance(row, dict) or row.get("operation") not in ("write", "read"):
+            raise UserError(f"{where}: operation must be write or read")
+        op = row["operation"]
+        mean[op] = _finite(str(row.get("bwMeanMIB")), where) * MIB / 1e9
+        top[op] = _finite(str(row.get("bwMaxMIB")), where) * MIB / 1e9
+    return IorResult(source, mean, top)
+
+
+def parse_mdtest(text: str, source: str) -> dict[str, float]:
+    """Mean rate (operations per second) per mdtest operation, e.g. 'File creation'."""
+    lines = text.splitlines()
+    try:
+        at = next(i for i, line in enumerate(lines) if line.startswith("SUMMARY rate:"))
+    except StopIteration:
+        raise UserError(f"{source}: no 'SUMMARY rate:' in it (mdtest cut short?)") from None
+    rates: dict[str, float] = {}
+    for number, line in enumerate(lines[at + 1 :], start=at + 2):
+        if not line.strip() or line.lstrip().startswith(("Operation", "---")):
+            if rates and not line.strip():
+                break
+            continue
+        match = _MDTEST_ROW.match(line)
+        if match is None:
+            break
+        numbers = match["nums"].split()
+        if len(numbers) != 4:
+            raise UserError(f"{source}:{number}: mdtest row needs max, min, mean, std dev")
+        if numbers[2] != "NA":
+            rates[match["op"].strip()] = _finite(numbers[2], f"{source}:{number}")
+    if not rates:
+        raise UserError(f"{source}: mdtest summary has no rows")
+    return rates

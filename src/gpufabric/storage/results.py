@@ -1,0 +1,128 @@
+"""A storage benchmark's results directory -> figures per phase, across all nodes at once.
+
+Layout (written by playbooks/storage-benchmark.yml, role storage_bench):
+    <dir>/<host>/<phase>.json   fio JSON per node and phase
+    <dir>/ior.txt|ior.json      IOR summary (optional: only where IOR is installed)
+    <dir>/mdtest.txt            mdtest summary (optional)
+Phases: write (checkpoint shards, sequential, fsync at the end), read (the shards another node
+wrote), mdcreate / mdstat / mddelete (small files: metadata operations).
+
+Aggregate rate over the union window: the total moved by all nodes divided by the time from
+the first node's start (its report time minus its runtime) to the last node's report time. It
+never exceeds the sum of the per-node rates, and equals it only when the nodes ran fully
+together: a conservative "all nodes at once" figure.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpufabric.errors import UserError
+from gpufabric.storage.fio import FioRun, read_fio
+from gpufabric.storage.ior import IorResult, parse_ior, parse_mdtest
+
+PHASES = ("write", "read", "mdcreate", "mdstat", "mddelete")
+BYTE_PHASES = ("write", "read")
+
+
+@dataclass(frozen=True)
+class NodeFigure:
+    host: str
+    amount: int  # bytes (write / read) or operations (metadata phases)
+    runtime_s: float
+    start_ms: float
+    end_ms: float
+    error: int
+
+    @property
+    def rate(self) -> float:
+        return self.amount / self.runtime_s if self.runtime_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class PhaseFigure:
+    phase: str
+    nodes: tuple[NodeFigure, ...]
+
+    @property
+    def amount(self) -> int:
+        return sum(n.amount for n in self.nodes)
+
+    @property
+    def window_s(self) -> float:
+        return (max(n.end_ms for n in self.nodes) - min(n.start_ms for n in self.nodes)) / 1000
+
+    @property
+    def aggregate(self) -> float:
+        """Per second over the union window (bytes/s or operations/s)."""
+        return self.amount / self.window_s if self.window_s > 0 else 0.0
+
+    @property
+    def sum_of_nodes(self) -> float:
+        return sum(n.rate for n in self.nodes)
+
+    @property
+    def median_node(self) -> float:
+        return statistics.median(n.rate for n in self.nodes)
+
+    @property
+    def slowest(self) -> NodeFigure:
+        return min(self.nodes, key=lambda n: n.rate)
+
+
+@dataclass(frozen=True)
+class Results:
+    directory: str
+    hosts: tuple[str, ...]
+    phases: dict[str, PhaseFigure]
+    missing: tuple[tuple[str, str], ...]  # (host, phase) without a report
+    ior: IorResult | None
+    mdtest: dict[str, float] | None
+
+
+def _node(host: str, phase: str, run: FioRun) -> NodeFigure:
+    side = "write" if phase == "write" else "read"
+    amount = 0
+    runtime_ms = 0
+    error = 0
+    for job in run.jobs:
+        part = job.write if side == "write" else job.read
+        amount += part.io_bytes if phase in BYTE_PHASES else part.ios
+        runtime_ms = max(runtime_ms, part.runtime_ms)
+        error = error or job.error
+    return NodeFigure(host, amount, runtime_ms / 1000, run.end_ms - runtime_ms, run.end_ms, error)
+
+
+def load_results(directory: Path) -> Results:
+    if not directory.is_dir():
+        raise UserError(f"{directory}: not a directory of storage benchmark results")
+    hosts = sorted(d.name for d in directory.iterdir() if d.is_dir() and any(d.glob("*.json")))
+    if not hosts:
+        raise UserError(f"{directory}: no <host>/<phase>.json fio reports in it")
+    per_phase: dict[str, list[NodeFigure]] = {}
+    missing: list[tuple[str, str]] = []
+    for host in hosts:
+        for phase in PHASES:
+            path = directory / host / f"{phase}.json"
+            if not path.exists():
+                missing.append((host, phase))
+                continue
+            per_phase.setdefault(phase, []).append(_node(host, phase, read_fio(path)))
+    phases = {p: PhaseFigure(p, tuple(nodes)) for p, nodes in per_phase.items()}
+    ior = None
+    for name in ("ior.txt", "ior.json"):
+        if (directory / name).exists():
+            ior = parse_ior(_text(directory / name), str(directory / name))
+    mdtest = None
+    if (directory / "mdtest.txt").exists():
+        mdtest = parse_mdtest(_text(directory / "mdtest.txt"), str(directory / "mdtest.txt"))
+    return Results(str(directory), tuple(hosts), phases, tuple(missing), ior, mdtest)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read as text ({exc})") from None
