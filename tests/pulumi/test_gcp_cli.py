@@ -40,6 +40,11 @@ def resources(doc: dict, token: str) -> list[dict]:
         ),
         ("gcp-a3-ultra", "gpufabric:zone=us-east5-a", "gpufabric:zone"),
         ("gcp-a3-ultra", "gcp:project=someone-else", "gpufabric:gcp.project"),
+        (
+            "gcp-a3-mega",
+            'gpufabric:capacity={"type": "reservation", "reservationId": "a3m-res"}',
+            "gpufabric:gcp.maxDistance",
+        ),
     ],
 )
 def test_bad_value_exits_2_with_one_line_naming_the_key(

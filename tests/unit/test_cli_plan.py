@@ -34,6 +34,11 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         ("gpufabric:nodes=0", "gpufabric:nodes"),
         ("gpufabric:nodes=abc", "gpufabric:nodes"),
         ("gpufabric:storage.throughputPerTib=300", "gpufabric:storage.throughputPerTib"),
+        ("gpufabric:aws.waitForCapacityTimeout=soon", "gpufabric:aws.waitForCapacityTimeout"),
+        (
+            'gpufabric:capacity={"type": "capacity-block", "resourceGroupArn": "cr-group"}',
+            "gpufabric:capacity.resourceGroupArn",
+        ),
     ],
 )
 def test_bad_override_exits_2_with_one_line_naming_the_key(override: str, key: str) -> None:
