@@ -18,7 +18,8 @@ EXIT_CODES: dict[str, str] = {
     "nccl report": f"0 written, the gate passed; 1 written, the gate failed; {USAGE}",
     "nccl tuner-check": f"0 no errors (warnings allowed); 1 the file has errors; {USAGE}",
     "nccl tune pick": f"0 written; 1 written, the tuner file breaks the plugin's rules; {USAGE}",
-    "nccl tune run": f"0 written; 1 written, the tuner file breaks the plugin's rules; {USAGE}",
+    "nccl tune run": f"0 written; 1 written, the tuner file breaks the plugin's rules; {USAGE}; "
+    "130 interrupted (finished trials are kept: the same command resumes)",
     "health run": f"0 every host is healthy; 1 a host is bad; {USAGE}",
     "storage gate": f"0 every check passed; 1 a check failed; {USAGE}",
     "storage report": f"0 written, the gate passed; 1 written, the gate failed; {USAGE}",

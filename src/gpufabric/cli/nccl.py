@@ -17,12 +17,21 @@ from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.fabric import merge_debug
 from gpufabric.nccl.gate.verdict import GateReport, gate, human_bytes
+from gpufabric.nccl.model import Capture
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file
 from gpufabric.nccl.parse.transport import transport
 from gpufabric.nccl.report.html import render_report, write_report
 from gpufabric.nccl.report.tunefile import read_tune
-from gpufabric.nccl.tune.run import PlaybookRunner, RecordedRunner, TuneResult, pick, run_sweep
-from gpufabric.nccl.tune.sweep import plan_sweep
+from gpufabric.nccl.tune.run import (
+    PlaybookRunner,
+    RecordedRunner,
+    TuneResult,
+    check_sweep_dir,
+    pick,
+    run_sweep,
+)
+from gpufabric.nccl.tune.sweep import Plan as SweepPlan
+from gpufabric.nccl.tune.sweep import Trial, plan_sweep
 from gpufabric.nccl.tune.tunerconf import errors, validate
 
 app = typer.Typer(
@@ -220,11 +229,51 @@ def tune_run_cmd(
     collectives: TuneCollectives = None,
     as_json: AsJson = False,
 ) -> None:
-    """Run every trial through playbooks/benchmark.yml (real GPU nodes), then pick."""
+    """Run every trial through playbooks/benchmark.yml (real GPU nodes), then pick.
+
+    Shows trial i of N as it goes. Interrupted (Ctrl-C, a lost node), the same command resumes:
+    trials whose record is in OUT/trials are read back, not run again."""
     plan = plan_sweep(instance_type, nodes, collectives)
     outdir.prepare(out)
-    runner = PlaybookRunner(inventory, outdir.prepare(out / "trials"))
-    _write_tune(pick(plan, run_sweep(plan, runner)), out, as_json)
+    trials = outdir.prepare(out / "trials")
+    check_sweep_dir(trials, {"instance_type": instance_type, "nodes": nodes,
+                             "trials": [t.id for t in plan.trials]})
+    runner = PlaybookRunner(inventory, trials)
+    results = _run_with_progress(plan, runner)
+    _write_tune(pick(plan, results), out, as_json)
+
+
+def _run_with_progress(plan: SweepPlan, runner: PlaybookRunner) -> dict[str, Capture]:
+    """run_sweep with a progress bar on stderr (stdout stays the result)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (
+        TextColumn("trial"),
+        MofNCompleteColumn(),
+        BarColumn(),
+        TextColumn("{task.description}"),
+    )
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("", total=len(plan.trials))
+
+        def show(number: int, total: int, trial: Trial) -> None:
+            reused = " (finished before, reused)" if runner.record(trial).is_file() else ""
+            bar.update(task, completed=number - 1, description=f"{trial.id}{reused}")
+            bar.console.print(f"trial {number} of {total}: {trial.id}{reused}")
+
+        try:
+            results = run_sweep(plan, runner, show)
+        except KeyboardInterrupt:
+            done = sum(1 for t in plan.trials if runner.record(t).is_file())
+            typer.echo(
+                f"interrupted with {done} of {len(plan.trials)} trials finished (kept in "
+                f"{runner.out_dir}); run the same command again to resume",
+                err=True,
+            )
+            raise typer.Exit(130) from None
+        bar.update(task, completed=len(plan.trials), description="done")
+    return results
 
 
 @app.command("tuner-check")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -80,7 +81,25 @@ class PlaybookRunner:
             json.dumps(variables, sort_keys=True),
         ]
 
+    def record(self, trial: Trial) -> Path:
+        """The replayable record a finished trial leaves (written whole, or not at all)."""
+        return self.out_dir / f"{trial.id}.txt"
+
+    def finished(self, trial: Trial) -> Capture | None:
+        """The trial's result from an earlier, interrupted run of the same sweep, if it finished
+        and its record still parses."""
+        record = self.record(trial)
+        if not record.is_file():
+            return None
+        try:
+            return parse_file(record, trial.collective)
+        except UserError:
+            return None  # unreadable: run the trial again
+
     def run(self, trial: Trial) -> Capture:
+        done = self.finished(trial)
+        if done is not None:
+            return done
         proc = subprocess.run(self.command(trial), check=False)
         if proc.returncode != 0:
             raise UserError(
@@ -88,12 +107,39 @@ class PlaybookRunner:
             )
         out = self.out_dir / trial.id / f"{trial.collective}.txt"
         capture = parse_file(out, trial.collective)
-        (self.out_dir / f"{trial.id}.txt").write_text(out.read_text())  # replayable record
+        partial = self.record(trial).with_suffix(".partial")
+        partial.write_text(out.read_text())
+        partial.replace(self.record(trial))  # atomic: an interruption leaves no half record
         return capture
 
 
-def run_sweep(plan: Plan, runner: Runner) -> dict[str, Capture]:
-    return {trial.id: runner.run(trial) for trial in plan.trials}
+def check_sweep_dir(directory: Path, sweep: dict[str, Any]) -> None:
+    """Resume only the same sweep: `directory` keeps what it was made for (sweep.json)."""
+    stamp = directory / "sweep.json"
+    if stamp.is_file():
+        try:
+            before = json.loads(stamp.read_text())
+        except (OSError, json.JSONDecodeError):
+            before = None
+        if before != sweep:
+            raise UserError(
+                f"{directory}: holds trials of another sweep ({before}); "
+                "use another --out or remove that directory"
+            )
+    else:
+        stamp.write_text(json.dumps(sweep, sort_keys=True))
+
+
+def run_sweep(
+    plan: Plan, runner: Runner, progress: Callable[[int, int, Trial], None] | None = None
+) -> dict[str, Capture]:
+    """Every trial of the plan, in order; `progress(i, n, trial)` before trial i of n."""
+    results = {}
+    for number, trial in enumerate(plan.trials, start=1):
+        if progress is not None:
+            progress(number, len(plan.trials), trial)
+        results[trial.id] = runner.run(trial)
+    return results
 
 
 def _times(result: TestsResult, bucket: Bucket) -> dict[int, float]:
