@@ -148,6 +148,11 @@ def slurm_actions(rep: dict[str, Any], scontrol_text: str, prefix: str) -> list[
     )
 
 
+def slurm_unapplied(actions: list[dict[str, Any]], scontrol_text: str) -> list[str]:
+    act = _lib("health.act")
+    return act.slurm_unapplied(_plain(actions), act.parse_scontrol_nodes(str(scontrol_text)))
+
+
 def k8s_actions(
     rep: dict[str, Any], kubectl_json: str, kubectl: str, key: str
 ) -> list[dict[str, Any]]:
@@ -175,6 +180,7 @@ class FilterModule:
             "gpufabric_health_record": record,
             "gpufabric_health_report": report,
             "gpufabric_health_slurm_actions": slurm_actions,
+            "gpufabric_health_slurm_unapplied": slurm_unapplied,
             "gpufabric_health_k8s_actions": k8s_actions,
             "gpufabric_health_html": html,
             "gpufabric_health_text": text,

@@ -40,6 +40,20 @@ def test_slurm_drains_bad_resumes_only_its_own_and_keeps_an_operators_drain() ->
     assert again[0]["action"] == "keep"
 
 
+def test_drains_and_resumes_are_checked_after_the_fact() -> None:
+    nodes = act.parse_scontrol_nodes((DATA / "scontrol_show_node_oneliner_lab.txt").read_text())
+    actions = [
+        {"node": "h1", "action": "drain", "why": "gpufabric-health: x"},
+        {"node": "h2", "action": "drain", "why": "gpufabric-health: slow link: fwd 0.02"},
+        {"node": "h3", "action": "resume", "why": "healthy again"},
+        {"node": "h1", "action": "keep", "why": "in service"},
+    ]
+    assert act.slurm_unapplied(actions, nodes) == [
+        "h1 not drained (State=UNKNOWN)",
+        "h3 still drained (State=UNKNOWN+DRAIN)",
+    ]
+
+
 def test_slurm_reason_is_one_bounded_line() -> None:
     r = act.slurm_reason(["a\nb", "x" * 500])
     assert "\n" not in r and len(r) == act.MAX_REASON and r.startswith("gpufabric-health: a b")

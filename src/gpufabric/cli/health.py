@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,11 @@ from gpufabric.errors import UserError
 REPO = Path(__file__).resolve().parents[3]
 PLAYBOOK = REPO / "playbooks" / "fabric-health.yml"
 DRAINS = ("none", "slurm", "k8s")
+# Ansible's default ssh_args plus keepalives (OpenSSH ssh_config: ServerAliveInterval/CountMax)
+SSH_ARGS = (
+    "-C -o ControlMaster=auto -o ControlPersist=30s -o ServerAliveInterval=5 "
+    "-o ServerAliveCountMax=3"
+)
 
 app = typer.Typer(
     help="Fabric health: find the bad host or link and take it out of service.",
@@ -51,8 +57,19 @@ def run_playbook(
     """Run the playbook; returns the report it wrote and the process."""
     extra_vars = json.dumps({"fabric_health_drain": drain, "fabric_health_out": str(out)})
     argv = [ansible_playbook(), "-i", str(inventory), str(PLAYBOOK), "-e", extra_vars, *extra]
-    env = {**os.environ, "ANSIBLE_FORCE_COLOR": "0"}
-    proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, check=False)
+    control_dir = tempfile.mkdtemp(prefix="gfh-cp-")  # short: ssh sockets are <= 108 chars
+    env = {
+        **os.environ,
+        "ANSIBLE_FORCE_COLOR": "0",
+        # this run's own ssh masters (a master left by an earlier run to a host whose link
+        # has since gone down would hang), and dead connections noticed within ~15 s
+        "ANSIBLE_SSH_CONTROL_PATH_DIR": control_dir,
+        "ANSIBLE_SSH_ARGS": SSH_ARGS,
+    }
+    try:
+        proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, check=False)
+    finally:
+        shutil.rmtree(control_dir, ignore_errors=True)
     (out / "ansible.log").write_text(proc.stdout + proc.stderr)
     report_file = out / "health.json"
     if not report_file.is_file():

@@ -110,6 +110,19 @@ def plan_slurm(
     return actions
 
 
+def slurm_unapplied(actions: list[dict[str, Any]], nodes: dict[str, dict[str, str]]) -> list[str]:
+    """The drains / resumes that Slurm does not show (read back after running them)."""
+    out: list[str] = []
+    for a in actions:
+        node = nodes.get(a["node"], {"state": "", "reason": ""})
+        drained = "DRAIN" in node["state"].upper()
+        if a["action"] == "drain" and not (drained and node["reason"] == a["why"]):
+            out.append(f"{a['node']} not drained (State={node['state']})")
+        elif a["action"] == "resume" and drained:
+            out.append(f"{a['node']} still drained (State={node['state']})")
+    return out
+
+
 def parse_kubectl_nodes(text: str) -> dict[str, list[dict[str, str]]]:
     """`kubectl get nodes -o json` -> {node: its taints}."""
     try:

@@ -13,6 +13,7 @@ systemd. The state file records the fault so `lab status` shows it.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Callable
@@ -150,26 +151,25 @@ def fault(
 
 
 def recreate_link(layout: LabLayout, host: HostPlan) -> None:
-    """Replace the host's veth pair by a fresh one (as `lab up` made it)."""
+    """Replace the host's veth pair by a fresh one (as `lab up` made it), keeping the host's
+    MAC address: the other hosts' and the controller's ARP caches stay right (a new MAC would
+    leave them sending to the old one until their entries go stale)."""
     fab = layout.fabric_netns
+    mac = _mac(host.netns, "eth0")
     network.ip("-n", fab, "link", "del", port(host), check=False)
-    network.ip(
-        "-n",
-        fab,
-        "link",
-        "add",
-        port(host),
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "eth0",
-        "netns",
-        host.netns,
-    )
+    peer = ["peer", "name", "eth0", *(["address", mac] if mac else []), "netns", host.netns]
+    network.ip("-n", fab, "link", "add", port(host), "type", "veth", *peer)
     network.ip("-n", fab, "link", "set", port(host), "master", host.leaf, "up")
     network.ip("-n", host.netns, "addr", "add", f"{host.address}/{layout.prefixlen}", "dev", "eth0")
     network.ip("-n", host.netns, "link", "set", "eth0", "up")
+
+
+def _mac(netns: str, dev: str) -> str:
+    proc = network.ip("-n", netns, "-j", "link", "show", dev, check=False)
+    try:
+        return str(json.loads(proc.stdout)[0]["address"])
+    except (ValueError, LookupError, TypeError):
+        return ""
 
 
 def restart(name: str, host_name: str) -> tuple[LabState, str]:
