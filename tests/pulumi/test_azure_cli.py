@@ -1,4 +1,4 @@
-"""`gpufabric plan` on the Azure stacks from the outside: the issue's done-when checks."""
+"""`gpufabric plan` on the Azure stacks from the outside: the promised behaviour."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`gpufabric plan -s gcp-*` from the outside: the issue's done-when checks and exit 2 on bad values."""
+"""`gpufabric plan -s gcp-*` from the outside: the promised behaviour and exit 2 on bad values."""
 
 from __future__ import annotations
 

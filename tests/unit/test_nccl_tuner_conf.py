@@ -26,7 +26,7 @@ from gpufabric.nccl.tune.tunerconf import (
     validate,
 )
 
-# The lines shipped with NCCL's example (plugins/tuner/example/nccl_tuner.conf, cloud-facts F.3)
+# The lines shipped with NCCL's example (plugins/tuner/example/nccl_tuner.conf, docs/sources.md F.3)
 SHIPPED = [
     "allreduce,0,65536,tree,simple,2,1,-1,-1,1",
     "allreduce,1048577,4294967295,ring,ll128,-1,-1,-1,4,-1",

@@ -79,7 +79,7 @@ def test_other_tool_output_is_rejected() -> None:
 
 
 def test_nccl_traffic_class_matches_dscp() -> None:
-    assert QosSpec().traffic_class_byte == 106  # cloud-facts.md E.1: DSCP 26 -> TC 106
+    assert QosSpec().traffic_class_byte == 106  # docs/sources.md E.1: DSCP 26 -> TC 106
     assert QosSpec(roce_dscp=24).traffic_class_byte == 98
 
 

@@ -1,4 +1,4 @@
-"""`gpufabric topology` from the outside, including the issue's done-when checks."""
+"""`gpufabric topology` from the outside, including the promised behaviour."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ ULTRA = REPO / "tests" / "fixtures_topology" / "aws_ultraserver_p6e_gb200.json" 
 # ---------------------------------------------------------------- AWS
 @needs_captures
 def test_aws_cli_example_network_nodes_are_top_down() -> None:
-    """UNCONFIRMED item 14: the real example only fits a tree if the LAST id is the leaf."""
+    """docs/sources.md U.14: the real example only fits a tree if the LAST id is the leaf."""
     raw = json.loads(AWS_EXAMPLE.read_text())
     t = aws.parse(raw)
     by = t.by_name()

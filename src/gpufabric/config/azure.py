@@ -13,11 +13,11 @@ from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel, NodePath
 
-# cloud-facts.md D.2: a scale set with singlePlacementGroup holds 100 VMs by default,
+# docs/sources.md D.2: a scale set with singlePlacementGroup holds 100 VMs by default,
 # up to 300 after a support request; each set is its own InfiniBand partition.
 DEFAULT_MAX_VMS_PER_SCALE_SET = 100
 MAX_VMS_PER_SCALE_SET_BY_REQUEST = 300
-# cloud-facts.md D.4: the Ubuntu 22.04 HPC image (drivers, OFED, NCCL topology files)
+# docs/sources.md D.4: the Ubuntu 22.04 HPC image (drivers, OFED, NCCL topology files)
 DEFAULT_IMAGE = "microsoft-dsvm:ubuntu-hpc:2204:latest"
 
 _URN_RE = re.compile(r"^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$")
@@ -111,7 +111,7 @@ class AzureManagedLustreConfig(ConfigModel):
     """Azure Managed Lustre (AMLFS) in its own subnet, in the nodes' zone.
 
     `throughputPerTib` picks the SKU AMLFS-Durable-Premium-<n>; the capacity steps per SKU
-    are enforced in validate_azure.py (cloud-facts.md D.5)."""
+    are enforced in validate_azure.py (docs/sources.md D.5)."""
 
     type: Literal["azure-managed-lustre"]
     checkpoint: CheckpointGoal | None = None

@@ -12,7 +12,7 @@ from gpufabric.errors import ConfigError
 from gpufabric.extras import require
 from gpufabric.storage.sizing import service
 
-# cloud-facts.md A.4 ([P] EC2 User Guide, capacity-blocks-purchase): one capacity block holds
+# docs/sources.md A.4 ([P] EC2 User Guide, capacity-blocks-purchase): one capacity block holds
 # at most 64 instances, and an account at most 256 across all its blocks
 CAPACITY_BLOCK_MAX_INSTANCES = 64
 CAPACITY_BLOCKS_MAX_INSTANCES = 256

@@ -15,7 +15,7 @@ from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
 
 ZONES = ("1", "2", "3")
-# cloud-facts.md D.2: Azure RDMA uses 172.16.0.0/16; it must not appear in the VNet.
+# docs/sources.md D.2: Azure RDMA uses 172.16.0.0/16; it must not appear in the VNet.
 RDMA_RESERVED = ipaddress.IPv4Network("172.16.0.0/16")
 # learn.microsoft.com azure-managed-lustre/amlfs-prerequisites: largest capacity (TiB) ->
 # smallest subnet prefix. Above 400 TiB the table stops; /22 is our conservative guess.
@@ -124,7 +124,7 @@ def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
         # ("Limitations and restrictions"): ND-series is not available for capacity
         # reservation, and proximity placement groups and scale sets with
         # singlePlacementGroup true are unsupported deployment constraints. InfiniBand here
-        # needs all three (cloud-facts.md D.2), so Azure would refuse the deployment.
+        # needs all three (docs/sources.md D.2), so Azure would refuse the deployment.
         raise ConfigError(
             "gpufabric:capacity.type",
             cap.type,
@@ -164,7 +164,7 @@ def _check_lustre(cfg: StackConfig, amlfs: AzureManagedLustreConfig) -> None:
             "gpufabric:network.egress",
             "none",
             "Azure Managed Lustre needs outbound access to the AzureCloud service tag "
-            "(cloud-facts.md D.5); use nat",
+            "(docs/sources.md D.5); use nat",
         )
     cap = amlfs.capacity_tib
     if not svc.valid(amlfs.throughput_per_tib, cap):

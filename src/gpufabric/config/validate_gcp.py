@@ -1,6 +1,6 @@
 """GCP rules: project, zone in region, reservations, GPU address plan, placement, storage steps.
 
-Facts and their sources: cloud-facts.md C.1-C.5, and the Managed Lustre / Filestore /
+Facts and their sources: docs/sources.md C.1-C.5, and the Managed Lustre / Filestore /
 Parallelstore capacity tables (docs/gcp.md lists them with their pages).
 """
 
@@ -29,7 +29,7 @@ FILESTORE_TIERS = {
     "HIGH_SCALE_SSD": ((10240, 102400, 2560),),
 }
 # Private-service-access range: Managed Lustre wants a /23 or larger block per instance;
-# the other services fit in a /24 (cloud-facts.md C.5; docs/gcp.md)
+# the other services fit in a /24 (docs/sources.md C.5; docs/gcp.md)
 PSA_MAX_PREFIX = {"managed-lustre": 23, "parallelstore": 24, "filestore": 24}
 GCP_RESERVED_PER_SUBNET = 4  # network, gateway, second-to-last and broadcast addresses
 

@@ -1,6 +1,6 @@
 """Nebius rules: project, region, InfiniBand fabric, capacity, shared filesystem.
 
-Facts and their sources: cloud-facts-more.md N.1-N.5 (pulumi-nebius 0.6.73, Nebius docs and
+Facts and their sources: docs/sources.md N.1-N.5 (pulumi-nebius 0.6.73, Nebius docs and
 nebius/nebius-solution-library).
 """
 
@@ -14,7 +14,7 @@ from gpufabric.config.nebius import NebiusFilesystemConfig
 from gpufabric.errors import ConfigError
 
 # InfiniBand fabric -> region, where a Nebius-published file names both.
-# [P] nebius/nebius-solution-library@b2a14f03 k8s-training/locals.tf (cloud-facts-more.md N.1).
+# [P] nebius/nebius-solution-library@b2a14f03 k8s-training/locals.tf (docs/sources.md N.1).
 # Other fabric names pass unchecked: Nebius support names the right one for your capacity.
 FABRIC_REGION = {
     "fabric-3": "eu-north1",

@@ -1,6 +1,6 @@
 """OCI rules: identities, availability domain, cluster-network placement, capacity, Lustre steps.
 
-Facts and their sources: cloud-facts-more.md O.1-O.5 (pulumi-oci 5.5.0 and the OCI docs pages
+Facts and their sources: docs/sources.md O.1-O.5 (pulumi-oci 5.5.0 and the OCI docs pages
 named there).
 """
 
@@ -13,7 +13,7 @@ from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.config.oci import OciLustreConfig, ocid_type
 from gpufabric.errors import ConfigError
 
-# [P] docs.oracle.com/iaas/Content/lustre/file-system-capacity.htm (cloud-facts-more.md O.4):
+# [P] docs.oracle.com/iaas/Content/lustre/file-system-capacity.htm (docs/sources.md O.4):
 # 31.2 TB minimum, steps of 10.4 TB up to 124.8 TB, then steps of 41.6 TB. In GB (capacity_in_gbs).
 LUSTRE_MIN_GB = 31200
 LUSTRE_SMALL_STEP_GB = 10400

@@ -2,7 +2,7 @@
 
 OCI bare-metal GPU shapes show their front-end NIC as one more ConnectX with an Ethernet link
 layer beside the RoCE HCAs of the cluster network; only the catalog's `oci.rdma_hcas` carry NCCL
-(cloud-facts-more.md O.1). Nebius VMs show 8 InfiniBand HCAs (`nebius.ib_hcas`, N.1). This
+(docs/sources.md O.1). Nebius VMs show 8 InfiniBand HCAs (`nebius.ib_hcas`, N.1). This
 tells, per host, which fabric NICs are there and up, which are missing or down, and which RDMA
 devices are not fabric NICs (the front end) so that nothing is tuned or used by mistake.
 """

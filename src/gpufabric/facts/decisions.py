@@ -1,7 +1,7 @@
 """Role decisions taken from `gpufabric_facts`: run a hardware step here, or skip it and why.
 
 Every decision is `{"run": bool, "reason": str}`; the reason is the one line a role prints
-when it skips (DESIGN.md: hardware steps run only where the hardware is detected).
+when it skips (hardware steps run only where the hardware is detected).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def doca_ofed(facts: dict[str, Any], fabric: str) -> dict[str, Any]:
 
 
 def hugepages(facts: dict[str, Any], wanted: int) -> dict[str, Any]:
-    """2 MiB hugepages only where EFA needs them (cloud-facts.md A.2: 5128 x 2 MiB)."""
+    """2 MiB hugepages only where EFA needs them (docs/sources.md A.2: 5128 x 2 MiB)."""
     if not facts.get("has_efa"):
         return _decision(False, "host_tuning: hugepages skipped, no EFA device on this host")
     return _decision(True, f"host_tuning: {wanted} x 2 MiB hugepages for the EFA driver")

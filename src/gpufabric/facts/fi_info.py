@@ -1,7 +1,7 @@
 """Parse `fi_info -p efa [-t FI_EP_RDM]` (libfabric): one entry per provider/domain/endpoint.
 
 Entries start with `provider: efa` and continue with indented `fabric:`, `domain:`,
-`version:`, `type:`, `protocol:` (../shared/fixtures/fi_info/fi_info_p_efa_rdm_p4de_4nic.txt).
+`version:`, `type:`, `protocol:` (real capture fi_info/fi_info_p_efa_rdm_p4de_4nic.txt).
 """
 
 from __future__ import annotations

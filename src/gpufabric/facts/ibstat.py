@@ -4,7 +4,7 @@ ibstat prints, per CA: `CA 'mlx5_0'`, `CA type:`, `Firmware version:`, then per 
 `Port N:` with `State:`, `Physical state:`, `Rate:` (Gb/s, e.g. 400 or 2.5), `Base lid:`,
 `Port GUID:`, `Link layer:` (InfiniBand | Ethernet). ibstatus prints one block per port:
 `Infiniband device 'mlx5_ib0' port 1 status:` with `rate: 400 Gb/sec (4X NDR)` and
-`link_layer:` lines (../shared/fixtures/infiniband/ibstatus_excerpt_ndr_and_eth.txt).
+`link_layer:` lines (real capture infiniband/ibstatus_excerpt_ndr_and_eth.txt).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Parse `nvidia-smi topo -m`: GPUs, NICs, the link kind between each pair, CPU/NUMA affinity.
 
-Handles the shapes seen in ../shared/fixtures/nvidia-smi-topo: with or without NIC columns and
+Handles the shapes seen in real captures (nvidia-smi-topo/): with or without NIC columns and
 NIC Legend, tab- or space-separated, a header with or without leading indentation, the newer
 "GPU NUMA ID" column, and trailing spaces.
 """

@@ -2,7 +2,7 @@
 
 The role probes each wanted key on the node with one shell loop printing `key|state|value`
 (state: writable, read-only, absent). In the lab, `vm.*` and `kernel.*` are read-only inside
-systemd-nspawn while `net.*` is writable (offline-testing.md section 2), so the plan applies
+systemd-nspawn while `net.*` is writable (measured in the lab), so the plan applies
 what it can and names what it skipped and why, in one line.
 """
 

@@ -3,7 +3,7 @@
 The outputs' `inventory.discovery.filters` are EC2 filters ({name: value}); the hostname
 rule says which address names a host. The leaf is the last of `NetworkNodes` from
 describe_instance_topology (the AWS user guide lists the nodes top-down, last = the node the
-instance attaches to; cloud-facts.md A.5 / UNCONFIRMED item 14).
+instance attaches to; docs/sources.md A.5 / U.14).
 """
 
 from __future__ import annotations

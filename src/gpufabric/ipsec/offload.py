@@ -3,7 +3,7 @@
 Facts used (decided from what the host reports, never assumed):
 - NIC model from the PCI device id (/sys/class/net/<if>/device/{vendor,device}); IPsec crypto
   offload is on ConnectX-6 Dx, ConnectX-7 and BlueField-2 (not ConnectX-6 / 6 Lx) per NVIDIA's
-  MLNX_OFED "IPsec Crypto Offload" page (cloud-facts.md E.2); newer crypto-enabled generations
+  MLNX_OFED "IPsec Crypto Offload" page (docs/sources.md E.2); newer crypto-enabled generations
   (ConnectX-8, BlueField-3) are listed as expected to support it.
 - the kernel's own verdict: `ethtool -k <if>` feature `esp-hw-offload` ("off [fixed]" means the
   driver/firmware cannot; e.g. a non-crypto OPN of a capable family).

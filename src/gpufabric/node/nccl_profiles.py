@@ -2,7 +2,7 @@
 
 `render(facts, fabric, ...)` returns what the nccl role writes: NCCL_* settings for
 /etc/nccl.conf (NCCL reads it with setenv without overwrite, so a job's own environment still
-wins: cloud-facts.md F.2) and the other variables for the environment file, each with its
+wins: docs/sources.md F.2) and the other variables for the environment file, each with its
 source, plus what a net plugin sets itself and is therefore left alone.
 """
 

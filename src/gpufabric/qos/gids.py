@@ -1,6 +1,6 @@
 """Parser for `show_gids` (MLNX_OFED / DOCA) and the RoCE v2 GID index NCCL should use.
 
-Real sample: ../shared/fixtures/mlnx_qos/show_gids_cx5_roce_v1_v2.txt. Columns: DEV PORT INDEX
+Real sample: real capture mlnx_qos/show_gids_cx5_roce_v1_v2.txt. Columns: DEV PORT INDEX
 GID IPv4 VER DEV(netdev); the IPv4 and netdev columns may be empty.
 """
 

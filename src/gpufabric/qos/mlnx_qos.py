@@ -1,6 +1,6 @@
 """Parser for the text that `mlnx_qos -i <if>` prints (MLNX_OFED / DOCA host tools).
 
-Real sample: ../shared/fixtures/mlnx_qos/mlnx_qos_cx5_dcbx_fw_dscp_pfc3.txt (ConnectX-5).
+Real sample: real capture mlnx_qos/mlnx_qos_cx5_dcbx_fw_dscp_pfc3.txt (ConnectX-5).
 The parser is strict about what it needs (trust, PFC rows, traffic classes) and ignores lines it
 does not know, so newer tool versions with extra lines still parse.
 """

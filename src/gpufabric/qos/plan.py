@@ -1,10 +1,10 @@
 """Decide what a ConnectX port needs for lossless RoCE, from its current QoS state.
 
-Target (cloud-facts.md E.1): trust DSCP; PFC on exactly one priority (RoCE data, default 3);
+Target (docs/sources.md E.1): trust DSCP; PFC on exactly one priority (RoCE data, default 3);
 DSCP 26 -> that priority, DSCP 48 (CNP) -> the CNP priority (default 6); ETS with the RoCE
 priority in its own traffic class at `roce_bw_percent`, all other traffic in TC 0, and the CNP
 priority in its own strict-priority class. mlx5 reports its highest-priority group as tsa
-"vendor"; that counts as strict here (../shared/fixtures/mlnx_qos shows tc 6 "vendor").
+"vendor"; that counts as strict here (a real mlnx_qos capture shows tc 6 "vendor").
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class QosSpec:
 
     @property
     def traffic_class_byte(self) -> int:
-        """GRH traffic class for NCCL_IB_TC: DSCP << 2 plus ECT(0) (cloud-facts.md E.1)."""
+        """GRH traffic class for NCCL_IB_TC: DSCP << 2 plus ECT(0) (docs/sources.md E.1)."""
         return (self.roce_dscp << 2) | 2
 
     def prio_tc(self) -> list[int]:

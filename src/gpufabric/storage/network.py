@@ -1,6 +1,6 @@
 """How fast the nodes reach the file system: per-node NIC capacity x nodes, from the catalog.
 
-The path storage traffic takes per cloud (cloud-facts.md; each rule names its source):
+The path storage traffic takes per cloud (docs/sources.md; each rule names its source):
 - AWS, TCP Lustre: the one ENA interface on network card 0 (both EFA layouts put the node's
   only IP there, clouds/aws/efa.py), i.e. one card's share of the node bandwidth, capped at
   the IP (ENA) limit ([P] efa-acc-inst-types: P5 "use case 1" gives up to 100 Gbps of IP).

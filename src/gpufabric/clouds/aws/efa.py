@@ -1,6 +1,6 @@
 """EFA wiring of one node: which interface goes on which network card, from the catalog.
 
-Pure data (no Pulumi), so the layout is tested on its own. Rules (cloud-facts.md A.2):
+Pure data (no Pulumi), so the layout is tested on its own. Rules (docs/sources.md A.2):
 one EFA per network card; card 0 / device 0 is the primary interface and cannot be efa-only.
 
 Layouts:

@@ -13,7 +13,7 @@ from gpufabric.config import StackConfig
 from gpufabric.config.aws import FsxLustreConfig
 
 ENDPOINT_SERVICES = ("ssm", "ssmmessages", "ec2messages")
-LUSTRE_PORTS = ((988, 988), (1018, 1023))  # FSx for Lustre client ports (cloud-facts.md B.2)
+LUSTRE_PORTS = ((988, 988), (1018, 1023))  # FSx for Lustre client ports (docs/sources.md B.2)
 
 
 @dataclass
@@ -169,7 +169,7 @@ def _security_groups(
         tags={**tags, "Name": f"{name}-efa"},
         opts=opts,
     )
-    # AWS requires both self-rules for EFA (cloud-facts.md A.3)
+    # AWS requires both self-rules for EFA (docs/sources.md A.3)
     aws.vpc.SecurityGroupIngressRule(
         f"{name}-efa-in-self",
         security_group_id=efa_sg.id,

@@ -10,11 +10,11 @@ import pulumi_aws as aws
 
 from gpufabric.config.model import FsxLustreConfig, StackConfig
 
-LUSTRE_VERSION = "2.15"  # metadata configuration needs 2.15 (cloud-facts.md B.1)
+LUSTRE_VERSION = "2.15"  # metadata configuration needs 2.15 (docs/sources.md B.1)
 
 
 def storage_subnet_role(fsx: FsxLustreConfig) -> str:
-    """EFA traffic cannot cross subnets (cloud-facts.md A.2): an EFA-enabled file system
+    """EFA traffic cannot cross subnets (docs/sources.md A.2): an EFA-enabled file system
     sits in the fabric subnet with its clients; a TCP one in the storage partition."""
     return "fabric" if fsx.efa else "storage"
 

@@ -2,7 +2,7 @@
 each, and a NAT gateway (the stack's only public IP) for egress.
 
 InfiniBand traffic does not cross the VNet: NSGs govern the nodes' Ethernet NIC only, and the
-scale set's InfiniBand partition key isolates the GPU fabric (cloud-facts.md D.2).
+scale set's InfiniBand partition key isolates the GPU fabric (docs/sources.md D.2).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pulumi_azure_native import network as azure_network
 from gpufabric.config import StackConfig
 
 # Azure Managed Lustre: TCP 988 and 1019-1023 both ways between clients and the file system
-# (cloud-facts.md D.5), plus outbound to the AzureCloud service tag.
+# (docs/sources.md D.5), plus outbound to the AzureCloud service tag.
 LUSTRE_PORTS = ["988", "1019-1023"]
 # Azure Managed Lustre also needs inbound TCP from the AzureMonitor service tag (source port
 # 443) into its subnet: [P] learn.microsoft.com/azure/azure-managed-lustre/

@@ -65,7 +65,7 @@ def build_nodes(
             vm_scale_set_name=part.scale_set,
             sku=compute.SkuArgs(name=itype.name, tier="Standard", capacity=part.size),
             orchestration_mode=compute.OrchestrationMode.UNIFORM,
-            # InfiniBand needs one placement group per set (cloud-facts.md D.2)
+            # InfiniBand needs one placement group per set (docs/sources.md D.2)
             single_placement_group=True,
             proximity_placement_group=compute.SubResourceArgs(id=placement.id),
             zones=[cfg.zone],

@@ -1,6 +1,6 @@
 """How the nodes are cut into VM scale sets, i.e. InfiniBand partitions.
 
-Pure data (no Pulumi), so the cut is tested on its own. Rules (cloud-facts.md D.2): Azure sets
+Pure data (no Pulumi), so the cut is tested on its own. Rules (docs/sources.md D.2): Azure sets
 up InfiniBand only between VMs of one scale set with singlePlacementGroup on; such a set holds
 at most 100 VMs by default (300 after a support request); each set gets its own partition key,
 and there is no InfiniBand between sets.

@@ -30,7 +30,7 @@ def build_managed_lustre(
         sku=storagecache.SkuNameArgs(name=amlfs.sku),
         storage_capacity_ti_b=float(amlfs.capacity_tib),
         filesystem_subnet=subnet_id,
-        zones=[cfg.zone],  # single-AZ service: with the nodes (cloud-facts.md D.5)
+        zones=[cfg.zone],  # single-AZ service: with the nodes (docs/sources.md D.5)
         maintenance_window=storagecache.AmlFilesystemMaintenanceWindowArgs(
             day_of_week=storagecache.MaintenanceDayOfWeekType(window.day_of_week),
             time_of_day_utc=window.time_of_day_utc,

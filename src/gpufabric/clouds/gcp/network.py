@@ -4,7 +4,7 @@ Every NIC of a GCP VM must sit in a different VPC network, except MRDMA NICs, wh
 RoCE VPC (one subnet each). So the fabric wiring differs by machine family, and says so:
 - vpc-per-nic (A3 High / A3 Mega, GPUDirect-TCPX/O over gVNIC): one VPC + subnet per GPU NIC;
 - rdma-roce (A3 Ultra / A4): one VPC on the zone's RoCE network profile with one subnet per
-  MRDMA NIC (cloud-facts.md C.2).
+  MRDMA NIC (docs/sources.md C.2).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class GcpNetwork:
 
 
 def roce_profile(project: str, zone: str) -> str:
-    """The zone's RoCE network profile (cloud-facts.md C.2)."""
+    """The zone's RoCE network profile (docs/sources.md C.2)."""
     return f"projects/{project}/global/networkProfiles/{zone}-vpc-roce"
 
 

@@ -1,6 +1,6 @@
 """GPU VMs: one ComputeV1Instance per node, each joining the GPU cluster at creation (a VM cannot
 join later), with a managed boot disk, eth0 on the VPC subnet and the shared filesystem
-attached by mount tag (cloud-facts-more.md N.2, N.4, N.5).
+attached by mount tag (docs/sources.md N.2, N.4, N.5).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The VCN: front-end (node), storage and management subnets, security lists, NAT egress.
 
-The RDMA cluster network is not part of the VCN (cloud-facts-more.md O.1): the subnets here
+The RDMA cluster network is not part of the VCN (docs/sources.md O.1): the subnets here
 carry storage, management and NCCL's bootstrap traffic (eth0) only.
 """
 
@@ -14,7 +14,7 @@ import pulumi_oci as oci
 from gpufabric.config import StackConfig
 
 ALL = "all"
-LUSTRE_PORT = 988  # [P] cloud-facts-more.md O.4: Lustre (LNet) over TCP 988
+LUSTRE_PORT = 988  # [P] docs/sources.md O.4: Lustre (LNet) over TCP 988
 SSH_PORT = 22
 
 

@@ -1,6 +1,6 @@
 """GPU nodes: one instance configuration (shape, image, RDMA agent plugins, capacity
 reservation) and one RDMA cluster network with one instance pool, in one availability domain,
-optionally pinned to an HPC island and its network blocks (cloud-facts-more.md O.2, O.3, O.5).
+optionally pinned to an HPC island and its network blocks (docs/sources.md O.2, O.3, O.5).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from gpufabric.clouds.oci.network import OciNetwork
 from gpufabric.config import StackConfig
 
 # Oracle Cloud Agent plugins RDMA needs on GPU shapes ([P] oracle-quickstart/oci-hpc
-# cluster-network-configuration.tf; cloud-facts-more.md O.1)
+# cluster-network-configuration.tf; docs/sources.md O.1)
 RDMA_PLUGINS = (
     "Compute HPC RDMA Authentication",
     "Compute HPC RDMA Auto-Configuration",

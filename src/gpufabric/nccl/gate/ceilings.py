@@ -4,7 +4,7 @@ Definitions (NVIDIA/nccl-tests doc/PERFORMANCE.md): busbw = algbw x factor, fact
 for all_reduce, (n-1)/n for all_gather / reduce_scatter / alltoall, 1 for broadcast, reduce,
 sendrecv. k nodes, g GPUs per node, n = k*g ranks, B = node fabric line rate in GB/s.
 
-- ring, k > 1: per-node wire bytes = factor x S, so busbw <= B (performance-anchors 1.2).
+- ring, k > 1: per-node wire bytes = factor x S, so busbw <= B (docs/sources.md 1.2).
 - tree / NVLS-tree all_reduce, k > 1: busbw <= B * k/(k-1) * (n-1)/n (anchors 1.2; 1.875 B at
   k=2, g=8). NCCL picks tree or NVLS-tree on 2 nodes by default (nccl-tests #196), so a default
   run may legitimately exceed B.

@@ -1,8 +1,8 @@
 """NCCL's example tuner plugin config (CSV): writer, reader and validator.
 
 The reader reads a line the way NVIDIA/nccl plugins/tuner/example/plugin.c (v2.30.7) does, and
-its verdicts agree with what that plugin was observed to do (../shared/realclients
-nccl_tuner_example_observed.json, checked by tests/unit/test_nccl_tuner_conf.py):
+its verdicts agree with what that plugin was observed to do (a recording of the
+compiled plugin, nccl_tuner_example_observed.json, checked by tests/unit/test_nccl_tuner_conf.py):
 - lines are read with fgets into a 256-byte buffer: 255 characters, the rest of a longer line
   comes back as another line; '#' in column 1 or an empty line is skipped
 - fields split on ',' with strtok (empty fields vanish and shift the columns; a trailing comma

@@ -1,6 +1,6 @@
 """GCP: physical host topology -> Topology.
 
-Two shapes exist (cloud-facts.md C.3):
+Two shapes exist (docs/sources.md C.3):
 - inside a VM, metadata `instance/attributes/physical_host` = "/CLUSTER/RACK/HOST": the VM's
   leaf is CLUSTER/RACK under the cluster;
 - the Compute API's `resourceStatus.physicalHostTopology {cluster, block, subblock, host}`:

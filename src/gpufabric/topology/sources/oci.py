@@ -1,7 +1,7 @@
 """OCI: HPC island / network block / local block per bare-metal host -> Topology.
 
 OCI places RDMA hosts in three tiers, closest first: local block (tier 0), network block
-(tier 1), HPC island (tier 2) (cloud-facts-more.md O.3). Accepted inputs, each as OCI prints it:
+(tier 1), HPC island (tier 2) (docs/sources.md O.3). Accepted inputs, each as OCI prints it:
 - `ListComputeCapacityTopologyComputeBareMetalHosts` items (ComputeBareMetalHostSummary:
   computeHpcIslandId, computeNetworkBlockId, computeLocalBlockId, instanceId), as topograph reads
   them ([P] NVIDIA/topograph pkg/providers/oci/instance_topology.go);
