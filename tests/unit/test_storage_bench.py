@@ -94,6 +94,13 @@ def test_read_goal_and_rated_share() -> None:
     assert gate(results, None, rated_gbps=_expected_write_gbps() / 0.3).passed is False
 
 
+def test_report_directory_beside_the_hosts_is_not_a_host(tmp_path: Path) -> None:
+    results = _copy(tmp_path)
+    (results / "report").mkdir()
+    (results / "report" / "report.json").write_text("{}")
+    assert load_results(results).hosts == ("a", "b")
+
+
 def test_missing_phase_and_fio_error_fail(tmp_path: Path) -> None:
     results = _copy(tmp_path)
     (results / "b" / "read.json").unlink()

@@ -98,7 +98,11 @@ def _node(host: str, phase: str, run: FioRun) -> NodeFigure:
 def load_results(directory: Path) -> Results:
     if not directory.is_dir():
         raise UserError(f"{directory}: not a directory of storage benchmark results")
-    hosts = sorted(d.name for d in directory.iterdir() if d.is_dir() and any(d.glob("*.json")))
+    hosts = sorted(
+        d.name
+        for d in directory.iterdir()
+        if d.is_dir() and any((d / f"{phase}.json").exists() for phase in PHASES)
+    )
     if not hosts:
         raise UserError(f"{directory}: no <host>/<phase>.json fio reports in it")
     per_phase: dict[str, list[NodeFigure]] = {}
