@@ -36,7 +36,7 @@ class Headline:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Banner:
     passed: bool
     fails: int
     warns: int
@@ -51,11 +51,11 @@ class Source:
     command: str  # the nccl-tests binary and its parameters, as its header printed them
 
 
-def verdict(report: GateReport) -> Verdict:
+def verdict(report: GateReport) -> Banner:
     fails = [v for v in report.verdicts if v.status == "fail"]
     warns = [v for v in report.verdicts if v.status == "warn"]
     first = (fails or warns or [None])[0]
-    return Verdict(
+    return Banner(
         report.passed, len(fails), len(warns), f"{first.subject}: {first.message}" if first else None
     )
 
