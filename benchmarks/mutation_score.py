@@ -34,6 +34,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/nccl/gate/thresholds.py",
             "src/gpufabric/nccl/gate/latency.py",
             "src/gpufabric/nccl/parse/strict.py",
+            "src/gpufabric/nccl/units.py",
         ],
         [
             "tests/unit/test_nccl_gate.py",

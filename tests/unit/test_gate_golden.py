@@ -141,6 +141,86 @@ SYNTHETIC: dict[str, tuple[str, str, str, int | None, bool]] = {
         2,
         False,
     ),
+    "out of bounds": (
+        _table(GOOD, footer="# Out of bounds values : 5 FAILED\n# Avg bus bandwidth    : 100.5 \n"),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "nccl-tests error": (
+        _table(GOOD) + "# error: test failed on rank 3\n",
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "min bw failed": (
+        _table(
+            GOOD, footer="# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 10.5 FAILED\n"
+        ),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "header only": (_table([], footer=""), "all_reduce_perf.txt", "p5.48xlarge", 1, False),
+    "sweep stopped": (_table(GOOD[:24]), "all_reduce_perf.txt", "p5.48xlarge", 1, False),
+    "elided": (
+        _table([*GOOD[:10], "...\n", *GOOD[20:]]),
+        "all_gather_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "nodes unknown": (_table(GOOD), "all_reduce_perf.txt", "p5.48xlarge", None, False),
+    "above ceiling": (
+        _table([_row(8 << k, busbw="2000.0") for k in range(28)]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "nan at 4 KiB": (
+        _table([*GOOD[:9], _row(4096, busbw="nan"), *GOOD[10:]]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "inf time at 64 MiB": (
+        _table([*GOOD[:23], _row(64 << 20, time="inf"), *GOOD[24:]]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "negative at 8 B": (
+        _table([_row(8, busbw="-1.0"), *GOOD[1:]]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    **{
+        f"NCCL_ALGO {algo} {coll}": (
+            f"h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to {algo}\n" + _table(GOOD),
+            f"{coll}_perf.txt",
+            "p5.48xlarge",
+            2,
+            False,
+        )
+        for algo, coll in (
+            ("Tree", "all_reduce"),
+            ("Ring", "all_reduce"),
+            ("Ring,Tree", "all_reduce"),
+            ("NVLSTree,Tree", "all_reduce"),
+            ("allreduce:tree;allgather:ring", "all_reduce"),
+            ("allreduce:tree;allgather:ring", "all_gather"),
+            ("allgather:ring;allreduce:nvlstree", "all_reduce"),
+            ("allgather:tree", "all_reduce"),
+        )
+    },
     "efa 31 of 32": (
         OFI.format(n=31) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8)),
         "log.txt",

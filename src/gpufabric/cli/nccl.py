@@ -16,7 +16,7 @@ from gpufabric import jsonout, outdir, userfiles
 from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.fabric import merge_debug
-from gpufabric.nccl.gate.verdict import GateReport, gate, human_bytes
+from gpufabric.nccl.gate.verdict import GateReport, gate
 from gpufabric.nccl.model import Capture
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file
 from gpufabric.nccl.parse.transport import transport
@@ -33,6 +33,7 @@ from gpufabric.nccl.tune.run import (
 from gpufabric.nccl.tune.sweep import Plan as SweepPlan
 from gpufabric.nccl.tune.sweep import Trial, plan_sweep
 from gpufabric.nccl.tune.tunerconf import errors, validate
+from gpufabric.nccl.units import human_bytes
 
 app = typer.Typer(
     help="Parse, gate, tune and report NCCL benchmarks (nccl-tests + NCCL_DEBUG=INFO logs).",

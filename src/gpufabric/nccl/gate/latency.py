@@ -12,10 +12,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.nccl.gate.fabric import Verdict
 from gpufabric.nccl.gate.thresholds import Thresholds
 from gpufabric.nccl.model import Row, TestsResult
-
-
-def _size(size: int) -> str:
-    return f"{size // 1024} KiB" if size >= 1024 and size % 1024 == 0 else f"{size} B"
+from gpufabric.nccl.units import human_bytes
 
 
 def _times(row: Row) -> list[float]:
@@ -42,7 +39,7 @@ def latency_verdicts(
     took = min(_times(worst))
     where = f"{nodes} node{'s' if nodes > 1 else ''}"
     head = (
-        f"{result.collective}: slowest small size {_size(worst.size)} took {took:.1f} us = "
+        f"{result.collective}: slowest small size {human_bytes(worst.size)} took {took:.1f} us = "
         f"{took / expected:.2f} x the {expected:.1f} us expected on {facts.fabric} x {where}"
     )
     if took > expected * lat.tolerance:
@@ -67,7 +64,7 @@ def consistency_verdicts(
         spread = max(values) / max(min(values), 1e-9)
         subject = "runs" if len(results) > 1 else results[0][0]
         line = (
-            f"{coll}: {_size(size)} took {min(values):.1f}-{max(values):.1f} us over "
+            f"{coll}: {human_bytes(size)} took {min(values):.1f}-{max(values):.1f} us over "
             f"{len(values)} measurements = {spread:.1f} x spread"
         )
         if spread > lat.spread_max:

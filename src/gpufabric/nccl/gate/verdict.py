@@ -19,6 +19,7 @@ from gpufabric.nccl.gate.latency import consistency_verdicts, latency_verdicts
 from gpufabric.nccl.gate.thresholds import Thresholds, thresholds
 from gpufabric.nccl.model import Capture, DebugInfo, TestsResult
 from gpufabric.nccl.parse.transport import transport
+from gpufabric.nccl.units import human_bytes
 
 
 @dataclass(frozen=True)
@@ -34,13 +35,6 @@ class GateReport:
     def passed(self) -> bool:
         bad: tuple[str, ...] = ("fail", "warn") if self.strict else ("fail",)
         return not any(v.status in bad for v in self.verdicts)
-
-
-def human_bytes(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
 
 
 def resolve_nodes(

@@ -10,13 +10,7 @@ import math
 
 from gpufabric.nccl.model import Row, TestsResult
 from gpufabric.nccl.parse.tests_text import COLLECTIVES
-
-
-def _size(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
+from gpufabric.nccl.units import human_bytes
 
 
 def _row_problem(row: Row) -> str | None:
@@ -25,7 +19,7 @@ def _row_problem(row: Row) -> str | None:
             continue
         for name, value in (("time", m.time_us), ("algbw", m.algbw), ("busbw", m.busbw)):
             if not math.isfinite(value) or value < 0:
-                return f"{name} {value} at {_size(row.size)} ({side}): not a measurement"
+                return f"{name} {value} at {human_bytes(row.size)} ({side}): not a measurement"
     if row.size < 0 or row.count < 0:
         return f"negative size {row.size} / count {row.count}"
     return None
@@ -40,7 +34,8 @@ def check(result: TestsResult) -> tuple[str, ...]:
             f"({', '.join(sorted(COLLECTIVES))})"
         )
     if not result.rows and (result.complete or result.params or result.ranks):
-        problems.append("header and footer but no result rows")
+        what = "header and footer" if result.complete else "a header"
+        problems.append(f"{what} but no result rows")
     if result.unparsed_rows:
         first = result.unparsed_rows[0][:80]
         problems.append(

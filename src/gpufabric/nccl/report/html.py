@@ -16,9 +16,10 @@ from jinja2 import Environment
 from gpufabric.catalog import lookup
 from gpufabric.nccl.gate.ceilings import ceiling
 from gpufabric.nccl.gate.thresholds import thresholds
-from gpufabric.nccl.gate.verdict import GateReport, human_bytes
+from gpufabric.nccl.gate.verdict import GateReport
 from gpufabric.nccl.model import Capture
 from gpufabric.nccl.report import summary
+from gpufabric.nccl.units import human_bytes
 
 
 @dataclass(frozen=True)
