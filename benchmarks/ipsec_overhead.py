@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import tempfile
 import time
 from dataclasses import dataclass
@@ -71,7 +72,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as ca_dir:
             proc = lab.ansible_playbook(
                 "playbooks/ipsec.yml", "-e", "gpufabric_encryption=ipsec",
-                "-e", f"ipsec_ca_dir={ca_dir}", env={"ANSIBLE_ROLES_PATH": str(REPO / "roles")},
+                "-e", f"ipsec_ca_dir={ca_dir}",
+                env={"ANSIBLE_ROLES_PATH": str(REPO / "roles"),
+                     "GPUFABRIC_IPSEC_CA_PASSPHRASE": secrets.token_urlsafe(24)},
             )  # fmt: skip
             if proc.returncode != 0:
                 raise SystemExit(f"ipsec playbook failed:\n{proc.stdout[-3000:]}")

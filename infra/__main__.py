@@ -7,6 +7,7 @@ import pulumi
 from gpufabric.catalog import lookup
 from gpufabric.clouds import build_cluster
 from gpufabric.config import from_pulumi
+from gpufabric.config.load import secret_config_value_texts
 from gpufabric.errors import UserError
 
 try:  # one clean line under `pulumi up` (bad config, a cloud SDK not installed), no traceback
@@ -15,6 +16,7 @@ try:  # one clean line under `pulumi up` (bad config, a cloud SDK not installed)
 except UserError as exc:
     raise pulumi.RunError(str(exc)) from None
 
-cluster.export()
+# outputs that carry a secret config value stay secret (encrypted in state and outputs)
+cluster.export(secret_config_value_texts())
 pulumi.export("fabric", lookup(config.instance_type).fabric)
 pulumi.export("encryption", config.encryption)

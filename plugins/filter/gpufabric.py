@@ -21,7 +21,8 @@ def _lib(module: str) -> Any:
     except ImportError as exc:
         raise AnsibleFilterError(
             f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
-            "project's venv (.venv/bin/ansible-playbook)") from None
+            "project's venv (.venv/bin/ansible-playbook)"
+        ) from None
 
 
 def _call(module: str, func: str, *args: Any, **kwargs: Any) -> Any:
@@ -31,6 +32,11 @@ def _call(module: str, func: str, *args: Any, **kwargs: Any) -> Any:
         return getattr(_lib(module), func)(*args, **kwargs)
     except errors.UserError as exc:
         raise AnsibleFilterError(str(exc)) from None
+
+
+def gpg_fingerprint_check(colons: str, expected: str, key: str) -> str:
+    """The downloaded key's fingerprint when it is the expected one; fails otherwise."""
+    return _call("node.gpg", "check_fingerprint", colons, expected, key)
 
 
 def host_facts(raw: dict[str, Any], hostname: str = "") -> dict[str, Any]:
@@ -78,8 +84,17 @@ def sysctl_plan(wanted: list[dict[str, Any]], probe: str) -> dict[str, Any]:
 def ibstat_ports(text: str) -> list[dict[str, Any]]:
     """`ibstat` output -> [{device, port, state, link_layer, rate_gbps}] (doca_ofed verify)."""
     devices = _call("facts.ibstat", "parse", text)
-    return [{"device": d.name, "port": p.number, "state": p.state, "link_layer": p.link_layer,
-             "rate_gbps": p.rate_gbps} for d in devices for p in d.ports]
+    return [
+        {
+            "device": d.name,
+            "port": p.number,
+            "state": p.state,
+            "link_layer": p.link_layer,
+            "rate_gbps": p.rate_gbps,
+        }
+        for d in devices
+        for p in d.ports
+    ]
 
 
 def efa_devices(text: str) -> list[str]:
@@ -98,6 +113,7 @@ class FilterModule:
 
     def filters(self) -> dict[str, Any]:
         return {
+            "gpufabric_gpg_fingerprint_check": gpg_fingerprint_check,
             "gpufabric_host_facts": host_facts,
             "gpufabric_decision": decision,
             "gpufabric_fabric_mismatch": fabric_mismatch,

@@ -8,7 +8,13 @@ tests find plain hosts.
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import re
+import secrets
+import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,8 +29,11 @@ from gpufabric.lab.handle import REPO, LabHandle
 
 pytestmark = pytest.mark.lab
 
-ENV = {"ANSIBLE_ROLES_PATH": str(REPO / "roles"), "ANSIBLE_PIPELINING": "1"}
+PASSPHRASE = secrets.token_urlsafe(24)
+ENV = {"ANSIBLE_ROLES_PATH": str(REPO / "roles"), "ANSIBLE_PIPELINING": "1",
+       "GPUFABRIC_IPSEC_CA_PASSPHRASE": PASSPHRASE}  # fmt: skip
 KEY = "/etc/swanctl/ecdsa/gpufabric-host.pem"
+CRL = "/etc/swanctl/x509crl/gpufabric.crl.pem"
 
 
 @dataclass
@@ -33,10 +42,14 @@ class Mesh:
     ca_dir: Path
     logs: list[str]
 
-    def play(self, playbook: str, *args: str) -> str:
+    def run_play(self, playbook: str, *args: str) -> subprocess.CompletedProcess[str]:
         extra = ("-e", "gpufabric_encryption=ipsec", "-e", f"ipsec_ca_dir={self.ca_dir}")
         proc = self.lab.ansible_playbook(playbook, *extra, *args, env=ENV)
         self.logs.append(proc.stdout + proc.stderr)
+        return proc
+
+    def play(self, playbook: str, *args: str) -> str:
+        proc = self.run_play(playbook, *args)
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
         return proc.stdout
 
@@ -156,14 +169,103 @@ def test_host_with_a_foreign_ca_gets_no_sa_and_no_plaintext(mesh: Mesh) -> None:
     assert missing_peers(sas, [addr]) == []
 
 
+def test_an_unenrolled_host_on_the_fabric_gets_no_plaintext(mesh: Mesh) -> None:
+    """A second address on h4's fabric NIC stands for a host that joined the subnet without
+    being enrolled: members send it nothing, in clear or otherwise."""
+    lab = mesh.lab
+    h1, h4 = lab.hosts[0], lab.hosts[-1]
+    net = ipaddress.IPv4Interface(lab.addresses[h1] + "/24").network
+    stranger = str(net.network_address + 99)
+    lab.sh(h4, f"ip addr add {stranger}/{net.prefixlen} dev eth0")
+    try:
+        ping: dict[str, int] = {}
+
+        def traffic() -> None:
+            ping["rc"] = lab.sh(h1, f"ping -c 3 -i 0.3 -W 1 {stranger}", check=False).returncode
+
+        text = capture(lab, h4, 5, traffic)
+        assert ping["rc"] != 0, "a member reached an unenrolled address"
+        assert stranger not in text, text  # not even one packet left h1 for it
+    finally:
+        lab.sh(h4, f"ip addr del {stranger}/{net.prefixlen} dev eth0", check=False)
+
+
+def test_a_rogue_address_in_host_facts_stops_the_play_and_nothing_runs(mesh: Mesh) -> None:
+    """h4 lies about its addresses (its `ip` prints a shell string instead of its address):
+    the play fails naming h4 before anything runs on any host."""
+    lab = mesh.lab
+    rogue, real = lab.hosts[-1], lab.addresses[lab.hosts[-1]]
+    lie = '10.0.0.9";id>gfpwned;:"'
+    ip = lab.sh(rogue, "command -v ip").stdout.strip()
+    assert ip.startswith("/") and ip != "/usr/local/sbin/ip"
+    wrapper = f"#!/bin/sh\n{ip} \"$@\" | sed 's/{re.escape(real)}\\b/{lie}/g'\n"
+    lab.sh(rogue, f"cat > /usr/local/sbin/ip <<'EOF'\n{wrapper}EOF\nchmod 0755 /usr/local/sbin/ip")
+    try:
+        assert lie in lab.sh(rogue, "PATH=/usr/local/sbin:$PATH ip -4 addr show eth0").stdout
+        proc = mesh.run_play("playbooks/ipsec.yml")
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0
+        # h4's lie reaches its facts either as a non-address or as a missing cluster address
+        named = re.search(rf"ipsec: {rogue} (reports addresses that are not IPv4 addresses|"
+                          rf"does not hold its cluster address {re.escape(real)})", out)  # fmt: skip
+        assert named, out[-3000:]
+        changed = recap_changed(proc.stdout)
+        assert set(changed) == set(lab.hosts) and all(v == 0 for v in changed.values()), changed
+        assert "Install strongSwan" not in out  # the play stopped on every host at the check
+        for host in lab.hosts:
+            found = lab.sh(host, "ls / /root /tmp | grep -c gfpwned", check=False).stdout.strip()
+            assert found == "0", f"{host}: the rogue string ran"
+    finally:
+        lab.sh(rogue, "rm -f /usr/local/sbin/ip", check=False)
+
+
+def test_a_revoked_host_is_refused_by_strongswan(mesh: Mesh, tmp_path: Path) -> None:
+    """The CA's CRL (h4 no longer a member) loaded on h1: h1 refuses h4's certificate, which
+    is otherwise valid, and keeps its SAs to the others."""
+    lab = mesh.lab
+    h1, h4 = lab.hosts[0], lab.hosts[-1]
+    ca_copy = tmp_path / "ca"
+    shutil.copytree(mesh.ca_dir, ca_copy)
+    members = [a for h in lab.hosts[:-1] for a in ("--member", h)]
+    made = subprocess.run(
+        [sys.executable, "-m", "gpufabric.ipsec.ca", "crl", "--dir", str(ca_copy), *members,
+         "--days", "7"], env={**os.environ, **ENV}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert f"{h4}: no longer a member" in made.stdout
+    crl_pem = (ca_copy / "crl.pem").read_text()
+    lab.sh(h1, f"cat > {CRL} <<'EOF'\n{crl_pem}EOF\nswanctl --load-creds --clear >/dev/null")
+    try:
+        lab.run(h1, "swanctl", "--terminate", "--ike", f"gf-{h4}", "--timeout", "10", check=False)
+        lab.run(h4, "swanctl", "--terminate", "--ike", f"gf-{h1}", "--timeout", "10", check=False)
+        tries = [
+            lab.run(h1, "swanctl", "--initiate", "--child", f"gf-{h4}", "--timeout", "10",
+                    check=False),
+            lab.run(h4, "swanctl", "--initiate", "--child", f"gf-{h1}", "--timeout", "10",
+                    check=False),
+        ]  # fmt: skip
+        assert all(t.returncode != 0 for t in tries), [t.stdout[-800:] for t in tries]
+        log = lab.sh(h1, "journalctl -u strongswan --no-pager -o cat -n 300", check=False).stdout
+        assert "certificate was revoked" in log + "".join(t.stdout for t in tries)
+        sas = parse_list_sas(lab.run(h1, "swanctl", "--list-sas").stdout)
+        assert missing_peers(sas, [lab.addresses[h4]]) == [lab.addresses[h4]]
+        assert missing_peers(sas, [lab.addresses[h] for h in lab.hosts[1:-1]]) == []
+    finally:  # strongSwan keeps the newest CRL it saw: restart h1 without it, then the
+        # cluster CA's own CRL goes back through the role and the mesh is restored
+        lab.sh(h1, f"rm -f {CRL}; systemctl restart strongswan", check=False)
+        mesh.play("playbooks/ipsec.yml")
+    sas = parse_list_sas(lab.run(h1, "swanctl", "--list-sas").stdout)
+    assert missing_peers(sas, [lab.addresses[h4]]) == []
+
+
 def test_no_key_material_in_any_log(mesh: Mesh) -> None:
-    secrets = [(mesh.ca_dir / "ca.key.pem").read_text()]
-    secrets += [mesh.lab.run(h, "cat", KEY).stdout for h in mesh.lab.hosts]
-    bodies = [line for pem in secrets for line in pem.splitlines()[1:-1] if len(line) > 20]
-    assert bodies
+    secrets_ = [(mesh.ca_dir / "ca.key.pem").read_text()]
+    secrets_ += [mesh.lab.run(h, "cat", KEY).stdout for h in mesh.lab.hosts]
+    bodies = [line for pem in secrets_ for line in pem.splitlines()[1:-1] if len(line) > 20]
+    assert bodies and secrets_[0].startswith("-----BEGIN ENCRYPTED PRIVATE KEY-----")
     journals = [
         mesh.lab.sh(h, "journalctl --no-pager -o cat", check=False).stdout for h in mesh.lab.hosts
     ]
     for text in mesh.logs + journals:
+        assert PASSPHRASE not in text
         for body in bodies:
             assert body not in text

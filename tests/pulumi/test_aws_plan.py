@@ -102,7 +102,7 @@ def test_efa_security_group_allows_all_traffic_from_and_to_itself_only() -> None
 def test_management_ssh_only_from_the_configured_cidr() -> None:
     plan = plan_for("aws-h100")
     ssh = [r for r in plan.of_type(INGRESS) if r.inputs.get("fromPort") == 22]
-    assert [r.inputs["cidrIpv4"] for r in ssh] == ["10.0.0.0/8"]
+    assert [r.inputs["cidrIpv4"] for r in ssh] == ["10.0.65.0/24"]
     no_ssh = plan_for("aws-h100", "gpufabric:network.managementCidr=null")
     assert not [r for r in no_ssh.of_type(INGRESS) if r.inputs.get("fromPort") == 22]
 

@@ -294,7 +294,7 @@ def simulated_gpu_host(tmp_path: Path) -> tuple[Path, dict]:
         path.parent.mkdir(parents=True)
         path.write_text("#!/bin/sh\n")
         path.chmod(0o755)
-    repos = {}
+    repos, commits = {}, {}
     for name, tag in (("nccl", "v2.27.7-1"), ("nccl-tests", "v2.16.9")):
         repo = tmp_path / "remotes" / name
         repo.mkdir(parents=True)
@@ -305,6 +305,8 @@ def simulated_gpu_host(tmp_path: Path) -> tuple[Path, dict]:
         subprocess.run([*git, "commit", "-q", "-m", "stand-in"], check=True)
         subprocess.run([*git, "tag", tag], check=True)
         repos[name] = f"file://{repo}"
+        commits[name] = subprocess.run([*git, "rev-parse", "HEAD"], check=True,
+                                       capture_output=True, text=True).stdout.strip()  # fmt: skip
     play = tmp_path / "build.yml"
     play.write_text(
         yaml.safe_dump([{"hosts": "all", "gather_facts": False, "roles": [{"role": "nccl_tests"}]}])
@@ -313,6 +315,8 @@ def simulated_gpu_host(tmp_path: Path) -> tuple[Path, dict]:
         "gpufabric_facts": {"has_gpu": True, "gpu_count": 8, "summary": "simulated"},
         "nccl_tests_nccl_repo": repos["nccl"],
         "nccl_tests_repo": repos["nccl-tests"],
+        "nccl_tests_nccl_commit": commits["nccl"],
+        "nccl_tests_commit": commits["nccl-tests"],
         "nccl_tests_prefix": str(tmp_path / "prefix"),
         "nccl_tests_cuda_home": str(tmp_path / "cuda"),
         "nccl_tests_mpi_home": str(tmp_path / "mpi"),
@@ -328,7 +332,7 @@ def test_gpu_path_is_check_mode_safe(tmp_path: Path) -> None:
     proc = run_playbook(play, local_inventory(tmp_path), "--check", "-e", json.dumps(variables))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     assert "failed=0" in proc.stdout and "skipped, no NVIDIA GPU" not in proc.stdout
-    assert "Install | Fetch nccl-tests at the pinned tag" in proc.stdout
+    assert "Install | Fetch nccl-tests at the pinned commit" in proc.stdout
     assert "one-node check skipped" in proc.stdout
     assert not (tmp_path / "prefix").exists()  # check mode wrote nothing
 

@@ -101,6 +101,9 @@ def test_per_cpu_sas_need_new_strongswan_kernel_and_kernel_datapath() -> None:
         _plan(per_cpu="yes")
 
 
+PW = b"test passphrase"
+
+
 def _pubkey() -> str:
     key = ec.generate_private_key(ec.SECP384R1())
     return key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo).decode()
@@ -108,16 +111,18 @@ def _pubkey() -> str:
 
 def test_ca_once_and_host_certs(tmp_path: Path) -> None:
     ca_dir = tmp_path / "ca"
-    assert certs.ensure_ca(ca_dir, "gpufabric test CA", 3650, dry_run=True) is True
+    assert certs.ensure_ca(ca_dir, "gpufabric test CA", 3650, passphrase=PW, dry_run=True) is True
     assert not ca_dir.exists()  # check mode writes nothing
-    assert certs.ensure_ca(ca_dir, "gpufabric test CA", 3650) is True
-    assert certs.ensure_ca(ca_dir, "gpufabric test CA", 3650) is False  # created once
+    assert certs.ensure_ca(ca_dir, "gpufabric test CA", 3650, passphrase=PW) is True
+    assert (
+        certs.ensure_ca(ca_dir, "gpufabric test CA", 3650, passphrase=PW) is False
+    )  # created once
     assert stat.S_IMODE((ca_dir / certs.CA_KEY).stat().st_mode) == 0o600
     assert stat.S_IMODE(ca_dir.stat().st_mode) == 0o700
     ca_pem = certs.ca_cert_pem(ca_dir)
 
     pub = _pubkey()
-    cert_pem = certs.sign_public_key(ca_dir, pub, "h1", ["10.77.0.11"], 365)
+    cert_pem = certs.sign_public_key(ca_dir, pub, "h1", ["10.77.0.11"], 365, passphrase=PW)
     cert = x509.load_pem_x509_certificate(cert_pem.encode())
     assert cert.subject.rfc4514_string() == "CN=h1"
     cert.verify_directly_issued_by(x509.load_pem_x509_certificate(ca_pem.encode()))
@@ -136,14 +141,17 @@ def test_ca_once_and_host_certs(tmp_path: Path) -> None:
         "does not match the host key"
     )
     other_dir = tmp_path / "other"
-    certs.ensure_ca(other_dir, "gpufabric test CA", 3650)  # same name, other key
+    certs.ensure_ca(other_dir, "gpufabric test CA", 3650, passphrase=PW)  # same name, other key
     reason = certs.reissue_reason(
         cert_pem, certs.ca_cert_pem(other_dir), pub, "h1", ["10.77.0.11"], 30
     )
     assert reason == "not signed by the current CA"
 
 
-def test_ca_cli_never_prints_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ca_cli_never_prints_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUFABRIC_IPSEC_CA_PASSPHRASE", PW.decode())
     ca_dir = tmp_path / "ca"
     assert ca_cli.main(["ensure", "--dir", str(ca_dir), "--cn", "t", "--days", "30"]) == 0
     assert json.loads(capsys.readouterr().out) == {"created": True}
@@ -164,4 +172,4 @@ def test_ca_cli_never_prints_the_key(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_half_a_ca_is_a_user_error(tmp_path: Path) -> None:
     (tmp_path / certs.CA_CERT).write_text("x")
     with pytest.raises(UserError, match="holds only one of"):
-        certs.ensure_ca(tmp_path, "x", 10)
+        certs.ensure_ca(tmp_path, "x", 10, passphrase=PW)

@@ -96,6 +96,56 @@ def capture_verdict(text: str, members: list[str]) -> dict[str, Any]:
     return {"esp": verdict.esp, "ike": verdict.ike, "plaintext": verdict.plaintext}
 
 
+@_user
+def is_ipv4(value: Any) -> bool:
+    """True for a plain IPv4 address literal (ansible_host may be a DNS name)."""
+    from gpufabric.ipsec import members
+
+    return members.plain_ipv4(value)
+
+
+@_user
+def address(value: Any, what: str = "ipsec") -> str:
+    from gpufabric.ipsec import members
+
+    return members.ipv4(value, what)
+
+
+@_user
+def fabric_network(cidr: Any, host_address: str) -> str:
+    from gpufabric.ipsec import members
+
+    return members.fabric_network(cidr, host_address, "ipsec_fabric_cidr")
+
+
+@_user
+def guard_exempt(explicit: list[Any], found: list[Any], network: str,
+                 peers: list[str]) -> list[str]:  # fmt: skip
+    from gpufabric.ipsec import members
+
+    return members.guard_exempt(explicit, found, network, peers)
+
+
+@_user
+def member_problems(names: list[str], hostvars: Any) -> list[str]:
+    """Problems with the mesh members' addresses (gpufabric.ipsec.members), naming each host."""
+    from gpufabric.ipsec import members
+
+    found = []
+    for name in names:
+        host = hostvars[name]
+        facts = host.get("ansible_facts") or {}
+        reported = list(facts.get("all_ipv4_addresses") or [])
+        default = (facts.get("default_ipv4") or {}).get("address")
+        if default is not None and default not in reported:
+            reported.append(default)  # the host's word too
+        found.append({"name": name, "address": host.get("__ipsec_address", ""),
+                      "reported": reported})  # fmt: skip
+    missing = [m["name"] for m in found if not m["address"] and not m["reported"]]
+    problems = members.member_problems(m for m in found if m["name"] not in missing)
+    return problems + [f"ipsec: {n} has no facts (was it in this play?)" for n in missing]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Any]:
         return {
@@ -106,4 +156,9 @@ class FilterModule:
             "gpufabric_ipsec_missing_peers": missing_peers,
             "gpufabric_swanctl_sas": swanctl_sas,
             "gpufabric_ipsec_capture_verdict": capture_verdict,
+            "gpufabric_ipsec_is_ipv4": is_ipv4,
+            "gpufabric_ipsec_address": address,
+            "gpufabric_ipsec_fabric_network": fabric_network,
+            "gpufabric_ipsec_member_problems": member_problems,
+            "gpufabric_ipsec_guard_exempt": guard_exempt,
         }

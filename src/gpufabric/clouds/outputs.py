@@ -6,6 +6,7 @@ read one shape; what differs by fabric is said by `inventory["fabric"]`, not hid
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +34,28 @@ class ClusterOutputs:
             {name: getattr(self, name) for name in ("nodes", "network", "storage", "inventory")}
         )
 
-    def export(self) -> None:
+    def export(self, secrets: Collection[str] = ()) -> None:
+        """Export the outputs; one that holds a secret config value is exported as a secret
+        (encrypted in the state, "[secret]" in `pulumi stack output`)."""
         for name in ("nodes", "addresses", "network", "storage", "inventory"):
-            pulumi.export(name, getattr(self, name))
+            pulumi.export(name, keep_secret(getattr(self, name), secrets))
+
+
+def holds(value: Any, secrets: Collection[str]) -> bool:
+    """Whether `value` (JSON-like) contains one of the secret texts."""
+    if isinstance(value, dict):
+        return any(holds(k, secrets) or holds(v, secrets) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(holds(v, secrets) for v in value)
+    return value is not None and any(s in str(value) for s in secrets)
+
+
+def keep_secret(output: pulumi.Input[Any], secrets: Collection[str]) -> pulumi.Output[Any]:
+    """`output`, made secret when its value holds a secret config value."""
+    out = pulumi.Output.from_input(output)
+    if not secrets:
+        return out
+    return out.apply(lambda v: pulumi.Output.secret(v) if holds(v, secrets) else v)
 
 
 def check_instance(args_name: str, cloud: str, config_type: str, itype: InstanceType) -> None:

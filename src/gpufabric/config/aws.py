@@ -14,6 +14,7 @@ _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 # A Go duration as the AWS provider parses waitForCapacityTimeout (time.ParseDuration), or "0"
 _DURATION_RE = re.compile(r"^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$")
 DEFAULT_WAIT_FOR_CAPACITY = "30m"
+_ORG_RE = re.compile(r"^o-[a-z0-9]{10,32}$")  # AWS Organizations id (OrganizationId pattern)
 
 
 class AwsSettings(ConfigModel):
@@ -27,6 +28,8 @@ class AwsSettings(ConfigModel):
     """ena-primary: the current EFA guide's layout (ENA at card 0 / device 0, efa-only at
     card 0 / device 1); efa-primary: one EFA+ENA interface at card 0 / device 0."""
     existing_vpc_id: str | None = None
+    organization_id: str | None = None
+    """With network.egress=endpoints the S3 endpoint reaches only this organisation's buckets."""
     wait_for_capacity_timeout: str = DEFAULT_WAIT_FOR_CAPACITY
     """How long `pulumi up` waits for every node of the Auto Scaling group to be InService
     before it fails naming the group; "0" does not wait (nodes may be missing after `up`)."""
@@ -43,6 +46,13 @@ class AwsSettings(ConfigModel):
     def _duration(cls, value: str) -> str:
         if not _DURATION_RE.match(value):
             raise ValueError('must be a duration like "30m", "1h30m" or "0" (do not wait)')
+        return value
+
+    @field_validator("organization_id")
+    @classmethod
+    def _org_format(cls, value: str | None) -> str | None:
+        if value is not None and not _ORG_RE.match(value):
+            raise ValueError("must look like o-a1b2c3d4e5 (your AWS Organizations id)")
         return value
 
     @field_validator("existing_vpc_id")

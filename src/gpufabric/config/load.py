@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from gpufabric.config.model import StackConfig
 from gpufabric.config.stackfile import load_stack_file
 from gpufabric.config.storage_goal import with_storage_goal
 from gpufabric.config.validate import REGION_KEY, check
-from gpufabric.errors import ConfigError, MissingConfigError
+from gpufabric.errors import ConfigError, MissingConfigError, UserError
 
 NAMESPACE = "gpufabric"
 _SECTION_ALIASES = {name: field.alias or name for name, field in StackConfig.model_fields.items()}
@@ -28,8 +28,64 @@ _KNOWN_KEYS = sorted(
 )
 
 
-def parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
-    """Validate `raw` ({"gpufabric:nodes": 16, "aws:region": "us-east-1", ...})."""
+class _Hidden:
+    """Stands for a secret config value in error messages."""
+
+    def __repr__(self) -> str:
+        return "[secret]"
+
+
+def secret_values(raw: Mapping[str, Any], secret_keys: Collection[str]) -> list[str]:
+    """Every scalar inside the values of the secret keys, as text (longest first)."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            for item in node.values():
+                walk(item)
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item)
+        elif node is not None and str(node) != "":
+            found.append(str(node))
+
+    for key in secret_keys:
+        if key in raw:
+            walk(raw[key])
+    return sorted(set(found), key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Collection[str]) -> str:
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, "[secret]")
+    return text
+
+
+def parse(raw: Mapping[str, Any], stack: str, secret_keys: Collection[str] = ()) -> StackConfig:
+    """Validate `raw` ({"gpufabric:nodes": 16, "aws:region": "us-east-1", ...}).
+
+    Values of `secret_keys` never appear in an error: the value reads "[secret]"."""
+    try:
+        return _parse(raw, stack)
+    except MissingConfigError:
+        raise
+    except ConfigError as exc:
+        secrets = secret_values(raw, secret_keys)
+        if not secrets:
+            raise
+        hidden = exc.key.split(".")[0] in secret_keys or str(exc.value) in secrets
+        error = ConfigError(exc.key, _Hidden() if hidden else exc.value, exc.allowed)
+        error.args = (scrub(str(error), secrets),)
+        error.allowed = scrub(exc.allowed, secrets)
+        raise error from None
+    except UserError as exc:
+        secrets = secret_values(raw, secret_keys)
+        if not secrets or scrub(str(exc), secrets) == str(exc):
+            raise
+        raise UserError(scrub(str(exc), secrets)) from None
+
+
+def _parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
     values: dict[str, Any] = {"stack": stack}
     for full_key, value in raw.items():
         namespace, _, key = full_key.partition(":")
@@ -122,15 +178,35 @@ def from_pulumi(stacks_dir: Path | None = None) -> StackConfig:
     With `stacks_dir`, the stack's file there goes through the same strict reader as
     `gpufabric plan` first (duplicate keys, unknown sections, ...), which Pulumi itself lets by."""
     import pulumi
-    from pulumi.runtime import config as runtime_config
 
     if stacks_dir is not None:
         path = stacks_dir / f"Pulumi.{pulumi.get_stack()}.yaml"
         if path.is_file():
             load_stack_file(path, NAMESPACE)
+    raw = _raw_pulumi_config()
+    return parse(raw, pulumi.get_stack(), secret_config_keys())
+
+
+def _raw_pulumi_config() -> dict[str, Any]:
+    from pulumi.runtime import config as runtime_config
+
     merged = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    raw = {key: _decode(text) for key, text in merged.items()}
-    return parse(raw, pulumi.get_stack())
+    return {key: _decode(text) for key, text in merged.items()}
+
+
+def secret_config_keys() -> list[str]:
+    """The running program's config keys that Pulumi holds as secrets."""
+    from pulumi.runtime import config as runtime_config
+
+    keys = set(runtime_config.get_config_secret_keys_env())
+    return sorted(
+        k for k in _raw_pulumi_config() if k in keys or runtime_config.is_config_secret(k)
+    )
+
+
+def secret_config_value_texts() -> list[str]:
+    """The texts of the running program's secret config values (to keep outputs secret)."""
+    return secret_values(_raw_pulumi_config(), secret_config_keys())
 
 
 def _decode(text: str) -> Any:

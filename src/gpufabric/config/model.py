@@ -56,6 +56,14 @@ class CapacityConfig(ConfigModel):
         return self
 
 
+class FlowLogsConfig(ConfigModel):
+    """`gpufabric:network.flowLogs`: record the flows of the cluster's network."""
+
+    destination: str | None = None
+    """AWS: an S3 bucket ARN (arn:aws:s3:::bucket[/prefix]); Azure: a storage account's resource
+    id; GCP: unset (Cloud Logging)."""
+
+
 class NetworkConfig(ConfigModel):
     """Network partitions: one address range, separate subnets per traffic class."""
 
@@ -66,6 +74,7 @@ class NetworkConfig(ConfigModel):
     egress_subnet: Cidr = "10.0.66.0/28"
     egress: EgressMode = "nat"
     management_cidr: Cidr | None = None
+    flow_logs: FlowLogsConfig | None = None
 
     @field_validator("management_cidr")
     @classmethod

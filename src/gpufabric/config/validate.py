@@ -10,6 +10,7 @@ import ipaddress
 from collections.abc import Callable
 
 from gpufabric.catalog import InstanceType, lookup
+from gpufabric.config.flowlogs import check_flow_logs
 from gpufabric.config.model import StackConfig
 from gpufabric.config.validate_aws import check_aws
 from gpufabric.config.validate_azure import check_azure
@@ -49,6 +50,7 @@ def check(cfg: StackConfig) -> InstanceType:
             f"capacity reservation resource groups are AWS-only; {itype.name} is {itype.cloud}",
         )
     _check_network(cfg)
+    check_flow_logs(cfg, itype.cloud)
     CLOUD_RULES[itype.cloud](cfg, itype)
     return itype
 

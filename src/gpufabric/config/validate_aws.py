@@ -8,7 +8,7 @@ from functools import cache
 from gpufabric.catalog import InstanceType
 from gpufabric.config.aws import FsxLustreConfig
 from gpufabric.config.model import NoStorage, StackConfig
-from gpufabric.errors import ConfigError
+from gpufabric.errors import ConfigError, MissingConfigError
 from gpufabric.extras import require
 from gpufabric.storage.sizing import service
 
@@ -47,6 +47,12 @@ def check_aws(cfg: StackConfig, itype: InstanceType) -> None:
             "gpufabric:network.egress",
             "nat",
             "with gpufabric:aws.existingVpcId the VPC's own routing is kept: use endpoints or none",
+        )
+    if cfg.network.egress == "endpoints" and not cfg.aws.organization_id:
+        raise MissingConfigError(
+            "gpufabric:aws.organizationId",
+            "required with gpufabric:network.egress=endpoints: the S3 endpoint then lets the "
+            "nodes reach only your organisation's buckets (o-...)",
         )
     if isinstance(cfg.storage, FsxLustreConfig):
         _check_fsx(cfg.storage)

@@ -1,14 +1,18 @@
 """The cluster CA for the IPsec mesh: create it once, sign host CSRs, decide re-issue.
 
-Keys: ECDSA P-384. The CA key stays on the controller (files mode 0600 in a 0700 directory);
-host keys are made on each host and never leave it: hosts send a CSR, of which only the public
-key is used; the name and addresses come from the inventory, not from the CSR.
+Keys: ECDSA P-384. The CA key stays on the controller (files mode 0600 in a 0700 directory),
+encrypted with a passphrase (PKCS#8, the best encryption `cryptography` offers) that the
+caller passes in and that is never written anywhere; host keys are made on each host and never
+leave it: hosts send their public key; the name and addresses come from the inventory.
+Every certificate issued is recorded in `issued.json` (serial, identity, expiry) for the CRL.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import ipaddress
+import json
 import os
 from pathlib import Path
 
@@ -22,6 +26,7 @@ from gpufabric.errors import UserError
 
 CA_KEY = "ca.key.pem"
 CA_CERT = "ca.cert.pem"
+ISSUED = "issued.json"
 _HASH = hashes.SHA384()
 
 
@@ -33,13 +38,46 @@ def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
-def ensure_ca(directory: Path, common_name: str, days: int, *, dry_run: bool = False) -> bool:
-    """Create the CA in `directory` unless it exists; True when it was (or would be) created."""
+def _require(passphrase: bytes) -> bytes:
+    if not passphrase:
+        raise UserError(
+            "GPUFABRIC_IPSEC_CA_PASSPHRASE is not set: the cluster CA key is kept encrypted "
+            "with it; export it in the controller's environment (never as an Ansible variable)"
+        )
+    return passphrase
+
+
+def _write_key(path: Path, key: ec.EllipticCurvePrivateKey, passphrase: bytes) -> None:
+    """Write the key encrypted, atomically, mode 0600."""
+    tmp = path.with_name(path.name + ".new")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.BestAvailableEncryption(passphrase),
+            )
+        )
+    os.replace(tmp, path)
+
+
+def ensure_ca(
+    directory: Path, common_name: str, days: int, *, passphrase: bytes, dry_run: bool = False
+) -> bool:
+    """Create the CA in `directory` unless it exists; True when it was (or would be) created.
+
+    An existing CA whose key is still unencrypted gets its key encrypted with `passphrase`.
+    """
     key_path, cert_path = directory / CA_KEY, directory / CA_CERT
     if key_path.exists() and cert_path.exists():
+        if not dry_run:
+            load_ca(directory, passphrase)  # refuses a wrong passphrase; encrypts a plain key
         return False
     if key_path.exists() or cert_path.exists():
         raise UserError(f"ipsec_ca_dir: {directory} holds only one of {CA_KEY} / {CA_CERT}")
+    _require(passphrase)
     if dry_run:
         return True
     key = ec.generate_private_key(ec.SECP384R1())
@@ -62,15 +100,7 @@ def ensure_ca(directory: Path, common_name: str, days: int, *, dry_run: bool = F
     )
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(directory, 0o700)
-    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(
-            key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-        )
+    _write_key(key_path, key, passphrase)
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return True
 
@@ -79,8 +109,24 @@ def ca_cert_pem(directory: Path) -> str:
     return (directory / CA_CERT).read_text()
 
 
-def _load_ca(directory: Path) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
-    key = serialization.load_pem_private_key((directory / CA_KEY).read_bytes(), password=None)
+def load_ca(
+    directory: Path, passphrase: bytes
+) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
+    """The CA key and certificate; a key found unencrypted is encrypted in place first."""
+    _require(passphrase)
+    data = (directory / CA_KEY).read_bytes()
+    if b"ENCRYPTED" not in data.split(b"\n", 1)[0]:
+        plain = serialization.load_pem_private_key(data, password=None)
+        if not isinstance(plain, ec.EllipticCurvePrivateKey):
+            raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
+        _write_key(directory / CA_KEY, plain, passphrase)
+        data = (directory / CA_KEY).read_bytes()
+    try:
+        key = serialization.load_pem_private_key(data, password=passphrase)
+    except (ValueError, TypeError):
+        raise UserError(
+            f"ipsec_ca_dir: {directory / CA_KEY} does not open with GPUFABRIC_IPSEC_CA_PASSPHRASE"
+        ) from None
     if not isinstance(key, ec.EllipticCurvePrivateKey):
         raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
     return key, x509.load_pem_x509_certificate((directory / CA_CERT).read_bytes())
@@ -130,10 +176,16 @@ def reissue_reason(
 
 
 def sign_public_key(
-    directory: Path, pubkey_pem: str, identity: str, addresses: list[str], days: int
+    directory: Path,
+    pubkey_pem: str,
+    identity: str,
+    addresses: list[str],
+    days: int,
+    *,
+    passphrase: bytes,
 ) -> str:
     """A host certificate for `pubkey_pem`, subject CN=`identity`, valid for `addresses`."""
-    ca_key, ca = _load_ca(directory)
+    ca_key, ca = load_ca(directory, passphrase)
     try:
         public_key = serialization.load_pem_public_key(pubkey_pem.encode())
     except ValueError as exc:
@@ -162,4 +214,26 @@ def sign_public_key(
         )
         .sign(ca_key, _HASH)
     )
+    record_issued(directory, cert, identity)
     return cert.public_bytes(serialization.Encoding.PEM).decode()
+
+
+def record_issued(directory: Path, cert: x509.Certificate, identity: str) -> None:
+    """Append the certificate to issued.json (locked: hosts are signed in parallel)."""
+    path = directory / ISSUED
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "r+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        text = handle.read()
+        issued = json.loads(text) if text.strip() else []
+        issued.append({"serial": cert.serial_number, "identity": identity,
+                       "not_before": cert.not_valid_before_utc.isoformat(),
+                       "not_after": cert.not_valid_after_utc.isoformat()})  # fmt: skip
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps(issued, indent=1) + "\n")
+
+
+def issued(directory: Path) -> list[dict[str, object]]:
+    path = directory / ISSUED
+    return json.loads(path.read_text()) if path.exists() else []

@@ -4,6 +4,7 @@ and the security groups (EFA self-only, management, storage).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pulumi
@@ -65,12 +66,27 @@ def build_network(cfg: StackConfig, tags: dict[str, str], parent: pulumi.Resourc
         aws.ec2.RouteTableAssociation(
             f"{name}-{role}-rt", subnet_id=subnet_ids[role], route_table_id=private_rt.id, opts=opts
         )
+    s3_prefix_list: pulumi.Output[str] | None = None
     if net.egress == "nat":
         _nat_egress(cfg, vpc_id, subnet_ids["egress"], private_rt, tags, opts)
     elif net.egress == "endpoints":
-        _endpoint_egress(cfg, vpc_id, subnet_ids["management"], private_rt, tags, opts)
+        s3_prefix_list = _endpoint_egress(
+            cfg, vpc_id, subnet_ids["management"], private_rt, tags, opts
+        )
 
-    efa_sg, management_sg = _security_groups(cfg, vpc_id, tags, opts)
+    if net.flow_logs is not None:  # every flow of the VPC, to the operator's S3 bucket
+        aws.ec2.FlowLog(
+            f"{name}-flow-log",
+            vpc_id=vpc_id,
+            traffic_type="ALL",
+            log_destination_type="s3",
+            log_destination=net.flow_logs.destination,
+            max_aggregation_interval=60,
+            tags=tags,
+            opts=opts,
+        )
+
+    efa_sg, management_sg = _security_groups(cfg, vpc_id, tags, opts, s3_prefix_list)
     return AwsNetwork(vpc_id, subnet_ids, efa_sg, management_sg)
 
 
@@ -108,6 +124,32 @@ def _nat_egress(
     )
 
 
+def s3_endpoint_policy(organization_id: str) -> str:
+    """Through the S3 endpoint, only the organisation's principals reach its buckets (the
+    condition keys AWS's data-perimeter examples use for endpoint policies)."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "OrganizationOnly",
+                    "Effect": "Allow",
+                    "Principal": "*",
+                    "Action": "s3:*",
+                    "Resource": "*",
+                    "Condition": {
+                        "StringEquals": {
+                            "aws:PrincipalOrgID": organization_id,
+                            "aws:ResourceOrgID": organization_id,
+                        }
+                    },
+                }
+            ],
+        },
+        sort_keys=True,
+    )
+
+
 def _endpoint_egress(
     cfg: StackConfig,
     vpc_id: pulumi.Input[str],
@@ -115,16 +157,18 @@ def _endpoint_egress(
     private_rt: aws.ec2.RouteTable,
     tags: dict[str, str],
     opts: pulumi.ResourceOptions,
-) -> None:
-    """No internet path: an S3 gateway endpoint (package repos on S3) and SSM interface endpoints."""
+) -> pulumi.Output[str]:
+    """No internet path: an S3 gateway endpoint (package repos on S3, the organisation's
+    buckets only) and SSM interface endpoints. Returns the S3 prefix list id."""
     name = cfg.name
     region = cfg.region
-    aws.ec2.VpcEndpoint(
+    s3 = aws.ec2.VpcEndpoint(
         f"{name}-s3",
         vpc_id=vpc_id,
         service_name=f"com.amazonaws.{region}.s3",
         vpc_endpoint_type="Gateway",
         route_table_ids=[private_rt.id],
+        policy=s3_endpoint_policy(str(cfg.aws.organization_id)),
         tags=tags,
         opts=opts,
     )
@@ -156,10 +200,15 @@ def _endpoint_egress(
             tags=tags,
             opts=opts,
         )
+    return s3.prefix_list_id
 
 
 def _security_groups(
-    cfg: StackConfig, vpc_id: pulumi.Input[str], tags: dict[str, str], opts: pulumi.ResourceOptions
+    cfg: StackConfig,
+    vpc_id: pulumi.Input[str],
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+    s3_prefix_list: pulumi.Output[str] | None,
 ) -> tuple[aws.ec2.SecurityGroup, aws.ec2.SecurityGroup]:
     name = cfg.name
     efa_sg = aws.ec2.SecurityGroup(
@@ -201,12 +250,32 @@ def _security_groups(
             cidr_ipv4=cfg.network.management_cidr,
             opts=opts,
         )
-    if cfg.network.egress != "none":
+    if cfg.network.egress == "nat":
         aws.vpc.SecurityGroupEgressRule(
             f"{name}-mgmt-out",
             security_group_id=management_sg.id,
             ip_protocol="-1",
             cidr_ipv4="0.0.0.0/0",
+            opts=opts,
+        )
+    elif cfg.network.egress == "endpoints" and s3_prefix_list is not None:
+        # no internet path: HTTPS to the interface endpoints (in the VPC) and to S3 only
+        aws.vpc.SecurityGroupEgressRule(
+            f"{name}-mgmt-out-endpoints",
+            security_group_id=management_sg.id,
+            ip_protocol="tcp",
+            from_port=443,
+            to_port=443,
+            cidr_ipv4=cfg.network.cidr,
+            opts=opts,
+        )
+        aws.vpc.SecurityGroupEgressRule(
+            f"{name}-mgmt-out-s3",
+            security_group_id=management_sg.id,
+            ip_protocol="tcp",
+            from_port=443,
+            to_port=443,
+            prefix_list_id=s3_prefix_list,
             opts=opts,
         )
     return efa_sg, management_sg

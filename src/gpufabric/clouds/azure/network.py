@@ -67,6 +67,21 @@ def build_network(
         **common,
         opts=opts,
     )
+    if cfg.network.flow_logs is not None:
+        # VNet flow logs through the region's Network Watcher (Azure creates
+        # NetworkWatcher_<region> in NetworkWatcherRG) into the operator's storage account
+        azure_network.FlowLog(
+            f"{name}-flow-log",
+            flow_log_name=f"{name}-vnet",
+            network_watcher_name=f"NetworkWatcher_{cfg.region}",
+            resource_group_name="NetworkWatcherRG",
+            location=cfg.region,
+            target_resource_id=vnet.id,
+            storage_id=cfg.network.flow_logs.destination,
+            enabled=True,
+            tags=tags,
+            opts=opts,
+        )
     nat = _nat_gateway(cfg, common, opts) if cfg.network.egress == "nat" else None
     groups = {
         role: azure_network.NetworkSecurityGroup(

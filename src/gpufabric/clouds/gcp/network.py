@@ -175,6 +175,14 @@ def _subnet(
         ip_cidr_range=cidr,
         # Private Google Access: nodes reach Google APIs (Artifact Registry, GCS) without NAT
         private_ip_google_access=google_access and cfg.network.egress != "none",
+        # VPC flow logs to Cloud Logging (not on RoCE subnets: RDMA bypasses the VPC's IP path)
+        log_config=compute.SubnetworkLogConfigArgs(
+            aggregation_interval="INTERVAL_5_SEC",
+            flow_sampling=1.0,
+            metadata="INCLUDE_ALL_METADATA",
+        )
+        if cfg.network.flow_logs is not None and not role.startswith("rdma-")
+        else None,
         opts=opts,
     )
     return GcpSubnet(role, cidr, vpc, subnet)

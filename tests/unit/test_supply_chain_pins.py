@@ -1,0 +1,81 @@
+"""Supply chain on the nodes: NCCL and nccl-tests by commit, the DOCA repository key by its
+fingerprint (checked against real gpg output)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpufabric.errors import UserError
+from gpufabric.node.gpg import check_fingerprint, primary_fingerprints
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_nccl_and_nccl_tests_are_fetched_by_full_commit() -> None:
+    defaults = yaml.safe_load((REPO / "roles/nccl_tests/defaults/main.yml").read_text())
+    for key in ("nccl_tests_nccl_commit", "nccl_tests_commit"):
+        assert re.fullmatch(r"[0-9a-f]{40}", defaults[key]), key
+    install = yaml.safe_load((REPO / "roles/nccl_tests/tasks/install.yml").read_text())
+    gits = [t["ansible.builtin.git"] for t in install if "ansible.builtin.git" in t]
+    assert [g["version"] for g in gits] == [
+        "{{ nccl_tests_nccl_commit }}",
+        "{{ nccl_tests_commit }}",
+    ]
+    asserts = [t for t in install if "ansible.builtin.assert" in t]
+    assert sum("git.after ==" in str(t) for t in asserts) == 2  # the checkout is verified
+
+
+@pytest.fixture(scope="module")
+def gpg_key(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """(gpg --show-keys --with-colons output, fingerprint) of a fresh key made by real gpg."""
+    if shutil.which("gpg") is None:
+        pytest.skip("gpg is not installed")
+    home = tmp_path_factory.mktemp("gnupg")
+    home.chmod(0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    gpg = ["gpg", "--batch", "--quiet"]
+    subprocess.run([*gpg, "--passphrase", "", "--quick-gen-key", "repo <repo@example.org>",
+                    "ed25519", "sign", "never"], env=env, check=True, timeout=60)  # fmt: skip
+    listing = subprocess.run([*gpg, "--with-colons", "--list-keys"], env=env, check=True,
+                             capture_output=True, text=True).stdout  # fmt: skip
+    fpr = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
+    key = home / "key.asc"
+    key.write_bytes(subprocess.run([*gpg, "--armor", "--export"], env=env, check=True,
+                                   capture_output=True).stdout)  # fmt: skip
+    shown = subprocess.run([*gpg, "--show-keys", "--with-colons", "--with-fingerprint", str(key)],
+                           env=env, check=True, capture_output=True, text=True).stdout  # fmt: skip
+    return shown, fpr
+
+
+def test_the_pinned_fingerprint_is_accepted(gpg_key: tuple[str, str]) -> None:
+    shown, fpr = gpg_key
+    assert primary_fingerprints(shown) == [fpr]
+    spaced = " ".join(fpr[i : i + 4] for i in range(0, len(fpr), 4)).lower()
+    assert check_fingerprint(shown, spaced, "doca_ofed_repo_key_fingerprint") == fpr
+
+
+def test_another_key_a_short_id_or_no_fingerprint_is_refused(gpg_key: tuple[str, str]) -> None:
+    shown, fpr = gpg_key
+    other = ("0" if fpr[0] != "0" else "1") + fpr[1:]
+    with pytest.raises(UserError, match="doca_ofed_repo_key_fingerprint: the downloaded key is"):
+        check_fingerprint(shown, other, "doca_ofed_repo_key_fingerprint")
+    with pytest.raises(UserError, match="short key ids can be forged"):
+        check_fingerprint(shown, fpr[-16:], "doca_ofed_repo_key_fingerprint")
+    with pytest.raises(UserError, match="doca_ofed_repo_key_fingerprint: not set"):
+        check_fingerprint(shown, "", "doca_ofed_repo_key_fingerprint")
+    with pytest.raises(UserError, match="no key"):
+        check_fingerprint("", fpr, "doca_ofed_repo_key_fingerprint")
+
+
+def test_doca_repository_is_signed_by_the_checked_key_only() -> None:
+    install = (REPO / "roles/doca_ofed/tasks/install.yml").read_text()
+    assert "signed_by: /etc/apt/keyrings/doca-ofed.asc" in install
+    assert "gpufabric_gpg_fingerprint_check" in install
+    assert 'signed_by: "{{ doca_ofed_repo_key_url }}"' not in install
