@@ -341,7 +341,9 @@ def test_reservation_in_another_zone_fails_the_deployment_naming_the_key() -> No
 def test_nat_egress_vs_endpoints() -> None:
     nat = plan_for("aws-h100")
     assert len(nat.of_type("aws:ec2/natGateway:NatGateway")) == 1
-    endpoints = plan_for("aws-h100", "gpufabric:network.egress=endpoints")
+    endpoints = plan_for(
+        "aws-h100", "gpufabric:network.egress=endpoints", "gpufabric:aws.organizationId=o-a1b2c3d4e5"
+    )
     assert not endpoints.of_type("aws:ec2/natGateway:NatGateway")
     services = sorted(
         e.inputs["serviceName"] for e in endpoints.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
@@ -364,6 +366,7 @@ def test_existing_vpc_is_used_not_created() -> None:
         "aws-h100",
         "gpufabric:aws.existingVpcId=vpc-0123456789abcdef0",
         "gpufabric:network.egress=endpoints",
+        "gpufabric:aws.organizationId=o-a1b2c3d4e5",
     )
     assert not plan.of_type("aws:ec2/vpc:Vpc")
     assert {s.inputs["vpcId"] for s in plan.of_type(SUBNET)} == {"vpc-0123456789abcdef0"}

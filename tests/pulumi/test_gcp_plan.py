@@ -126,7 +126,7 @@ def test_every_vpc_has_a_firewall_admitting_only_its_own_subnets_to_cluster_node
 def test_ssh_only_from_the_management_cidr_on_the_host_vpc() -> None:
     plan = plan_for(MEGA)
     ssh = next(f for f in plan.of_type(FIREWALL) if f.name == f"{MEGA}-ssh")
-    assert ssh.inputs["sourceRanges"] == ["10.0.0.0/8"]
+    assert ssh.inputs["sourceRanges"] == ["35.235.240.0/20"]  # IAP TCP forwarding
     assert ssh.inputs["allows"] == [{"ports": ["22"], "protocol": "tcp"}]
     assert ssh.inputs["network"] == f"<{MEGA}-host-0.id>"
 

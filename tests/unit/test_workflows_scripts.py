@@ -53,7 +53,8 @@ def test_a_config_change_shows_exactly_what_moved(tmp_path: Path) -> None:
 
 def test_added_and_removed_resources_and_outputs(tmp_path: Path) -> None:
     base = write_plan(tmp_path / "base", "aws-h100")
-    head = write_plan(tmp_path / "head", "aws-h100", "gpufabric:network.egress=endpoints")
+    head = write_plan(tmp_path / "head", "aws-h100", "gpufabric:network.egress=endpoints",
+                      "gpufabric:aws.organizationId=o-a1b2c3d4e5")  # fmt: skip
     lines, counts = plan_diff.stack_diff(base, head)
     assert "- aws:ec2/natGateway:NatGateway aws-h100-nat" in lines
     assert "+ aws:ec2/vpcEndpoint:VpcEndpoint aws-h100-s3" in lines

@@ -1,0 +1,100 @@
+"""Pin SSH host keys from the cloud's record of a node, not from a first connection.
+
+cloud-init prints each host's public keys to the serial console between
+`-----BEGIN SSH HOST KEY KEYS-----` and `-----END SSH HOST KEY KEYS-----`
+(`aws ec2 get-console-output --latest`, `az vm boot-diagnostics get-boot-log`, GCP's serial
+port output). Consoles wrap long lines and add `\\r`, so a key is read by its wire format
+(RFC 4253 section 6.6: a sequence of length-prefixed fields), not by line:
+
+    python -m gpufabric.hostkeys NAME[,ADDRESS...]=CONSOLE_FILE ... > known_hosts
+
+Bad input (no key block, a damaged key): one line on stderr naming the node, exit 2.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import struct
+import sys
+
+from gpufabric.errors import UserError
+
+BLOCK = re.compile(r"-----BEGIN SSH HOST KEY KEYS-----(.*?)-----END SSH HOST KEY KEYS-----", re.S)
+# fields of each key type's public blob, the type name included (RFC 4253 6.6, RFC 5656 3.1,
+# RFC 8709 4)
+FIELDS = {"ssh-ed25519": 2, "ssh-rsa": 3, "ecdsa-sha2-nistp256": 3, "ecdsa-sha2-nistp384": 3,
+          "ecdsa-sha2-nistp521": 3}  # fmt: skip
+_TYPE = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, FIELDS)) + r")\s")
+
+
+def _blob_length(blob: bytes, fields: int) -> int:
+    offset = 0
+    for _ in range(fields):
+        if offset + 4 > len(blob):
+            raise ValueError("truncated")
+        (size,) = struct.unpack(">I", blob[offset : offset + 4])
+        offset += 4 + size
+    if offset > len(blob):
+        raise ValueError("truncated")
+    return offset
+
+
+def parse_console(text: str, node: str) -> list[tuple[str, str]]:
+    """(key type, base64 blob) of every host key in the console text's key block."""
+    block = BLOCK.search(text)
+    if block is None:
+        raise UserError(f"{node}: no SSH HOST KEY KEYS block in the console output (yet?)")
+    body = block.group(1).replace("\r", "")
+    starts = list(_TYPE.finditer(body))
+    keys: list[tuple[str, str]] = []
+    for i, match in enumerate(starts):
+        kind = match.group(1)
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
+        chars = re.sub(r"\s+", "", body[match.end() : end])
+        b64 = re.match(r"[A-Za-z0-9+/]*=*", chars)
+        try:
+            text = b64.group() if b64 else ""  # a wrapped comment may run into an unpadded blob
+            raw = base64.b64decode(text[: len(text) - len(text) % 4])
+            length = _blob_length(raw, FIELDS[kind])
+            raw = raw[:length]
+            (size,) = struct.unpack(">I", raw[:4])
+            if raw[4 : 4 + size].decode() != kind:
+                raise ValueError("type mismatch")
+        except (ValueError, binascii.Error, struct.error, UnicodeDecodeError):
+            raise UserError(f"{node}: the {kind} host key in the console output is damaged") from None
+        keys.append((kind, base64.b64encode(raw).decode()))
+    if not keys:
+        raise UserError(f"{node}: the SSH HOST KEY KEYS block holds no key")
+    return keys
+
+
+def known_hosts(names: list[str], keys: list[tuple[str, str]]) -> list[str]:
+    return [f"{','.join(names)} {kind} {blob}" for kind, blob in keys]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        if not args:
+            raise UserError("usage: python -m gpufabric.hostkeys NAME[,ADDRESS...]=CONSOLE_FILE ...")
+        lines: list[str] = []
+        for arg in args:
+            names, sep, path = arg.partition("=")
+            if not sep or not names or not path:
+                raise UserError(f"{arg!r}: expected NAME[,ADDRESS...]=CONSOLE_FILE")
+            try:
+                text = open(path, encoding="utf-8", errors="replace").read()  # noqa: SIM115
+            except OSError as exc:
+                raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+            lines += known_hosts(names.split(","), parse_console(text, names.split(",")[0]))
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return UserError.exit_code
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

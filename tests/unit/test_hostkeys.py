@@ -1,0 +1,68 @@
+"""Host keys pinned from the console's cloud-init block: real keys from ssh-keygen, wrapped
+the way serial consoles wrap them, read back exactly; anything damaged is refused."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gpufabric import hostkeys
+from gpufabric.errors import UserError
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen is not installed")
+    out = []
+    for kind, bits in (("ed25519", []), ("ecdsa", ["-b", "384"]), ("rsa", ["-b", "3072"])):
+        path = tmp_path_factory.mktemp(kind) / "key"
+        subprocess.run(["ssh-keygen", "-q", "-t", kind, *bits, "-N", "", "-C", "root@node-7",
+                        "-f", str(path)], check=True, timeout=60)  # fmt: skip
+        out.append(path.with_suffix(".pub").read_text().strip())
+    return out
+
+
+def console(keys: list[str], width: int | None) -> str:
+    body = "\n".join(textwrap.fill(k, width) if width else k for k in keys)
+    return ("<14>Jun  3 17:07:52 ec2: ####\r\n-----BEGIN SSH HOST KEY KEYS-----\n"
+            f"{body}\n-----END SSH HOST KEY KEYS-----\r\n[  OK  ] Reached target")  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [None, 80, 64, 33])
+def test_keys_are_read_back_exactly_however_the_console_wraps_them(
+    keys: list[str], width: int | None
+) -> None:
+    found = hostkeys.parse_console(console(keys, width).replace("\n", "\r\n"), "node-7")
+    assert [f"{kind} {blob}" for kind, blob in found] == [" ".join(k.split()[:2]) for k in keys]
+
+
+def test_known_hosts_lines_name_the_host_and_its_address(keys: list[str]) -> None:
+    found = hostkeys.parse_console(console(keys[:1], 80), "node-7")
+    assert hostkeys.known_hosts(["node-7", "10.0.0.7"], found) == [
+        "node-7,10.0.0.7 " + " ".join(keys[0].split()[:2])
+    ]
+
+
+def test_a_damaged_key_or_a_missing_block_is_refused(keys: list[str]) -> None:
+    kind, blob = keys[0].split()[:2]
+    damaged = console([f"{kind} {blob[:30]}"], None)
+    with pytest.raises(UserError, match=r"node-7: the ssh-ed25519 host key .* is damaged"):
+        hostkeys.parse_console(damaged, "node-7")
+    with pytest.raises(UserError, match="node-7: no SSH HOST KEY KEYS block"):
+        hostkeys.parse_console("booting...", "node-7")
+
+
+def test_cli_prints_known_hosts_or_one_line(
+    keys: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "console.txt"
+    log.write_text(console(keys, 80))
+    assert hostkeys.main([f"node-7,10.0.0.7={log}"]) == 0
+    assert capsys.readouterr().out.count("node-7,10.0.0.7 ") == 3
+    assert hostkeys.main([f"node-7={tmp_path / 'missing'}"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
