@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES, require_captures
+from tests.conftest import FIXTURES, capture, require_captures
 
 from gpufabric.catalog import catalog
 from gpufabric.nccl.gate.verdict import gate
@@ -221,6 +221,89 @@ SYNTHETIC: dict[str, tuple[str, str, str, int | None, bool]] = {
             ("allgather:tree", "all_reduce"),
         )
     },
+    "ofi tcp fallback": (
+        "h:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp (found 2 nics)\n"
+        "h:1:1 [0] NCCL INFO Using network AWS Libfabric\n",
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "ofi count only": (
+        OFI.format(n=32) + "h:1:1 [0] NCCL INFO Using network AWS Libfabric\n",
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "nccl warnings": (
+        OFI.format(n=32)
+        + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8))
+        + "h:1:1 [0] misc.cc:1 NCCL WARN Cuda failure 'out of memory' is not fatal here\n"
+        + "h:1:1 [0] misc.cc:1 NCCL WARN NET/OFI Request timed out\n"
+        + "h:1:1 [0] misc.cc:1 NCCL WARN Call to connect failed\n",
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "benign warning only": (
+        OFI.format(n=32)
+        + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8))
+        + "h:1:1 [0] misc.cc:1 NCCL WARN Cuda driver is older than the runtime\n",
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        True,
+    ),
+    "rank lines": (
+        "".join(
+            f"#  Rank {r:2d} Group  0 Pid  1234 on host{r // 8} device  {r % 8} [0x53] NVIDIA H100\n"
+            for r in range(16)
+        )
+        + _table(GOOD),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        None,
+        False,
+    ),
+    "rank lines disagree": (
+        "".join(
+            f"#  Rank {r:2d} Group  0 Pid  1234 on host{r // 8} device  {r % 8} [0x53] NVIDIA H100\n"
+            for r in range(16)
+        )
+        + _table(GOOD),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        16,
+        False,
+    ),
+    "nccl nNodes": (
+        "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 32 nNodes 4 localRanks 8 localRank 0\n"
+        + _table(GOOD),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        None,
+        False,
+    ),
+    "four ranks": (
+        "".join(
+            f"#  Rank {r:2d} Group  0 Pid  1234 on host0 device  {r} [0x53] NVIDIA H100\n"
+            for r in range(4)
+        )
+        + _table(GOOD),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        None,
+        False,
+    ),
+    "two tables in one file": (
+        _table(GOOD) + _table([_row(8 << k, busbw="10.0") for k in range(28)]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
     "efa 31 of 32": (
         OFI.format(n=31) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8)),
         "log.txt",
@@ -269,6 +352,28 @@ def _actual() -> dict[str, Any]:
             out[f"{log.name} {itype}"] = _report([parse_file(log)], itype, None, False)
     for name, (text, file, itype, nodes, strict) in SYNTHETIC.items():
         out[name] = _report([parse_text(text, file)], itype, nodes, strict)
+    out["merged NCCL logs"] = _merged()
+    return out
+
+
+def _merged() -> dict[str, Any]:
+    """merge_debug over several logs: first value of each field, unions of lists."""
+    from dataclasses import asdict
+
+    from gpufabric.nccl.gate.fabric import merge_debug
+
+    out: dict[str, Any] = {}
+    for files in (
+        ["nccl-debug/net_ib_8hca_ib.txt", "nccl-debug/net_ib_azure_completion_error.txt"],
+        [
+            "nccl-tests/all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt",
+            "nccl-debug/net_socket_eth0.txt",
+            "nccl-tests/sendrecv_perf_a100_leonardo_intranode_nccl_info.txt",
+        ],
+        ["nccl-tests/all_reduce_perf_p5en_elided.txt"],
+    ):
+        merged = asdict(merge_debug([parse_file(FIXTURES / f) for f in files]))
+        out[" + ".join(files)] = json.loads(json.dumps(merged, sort_keys=True))
     return out
 
 
@@ -283,3 +388,26 @@ def test_gate_verdicts_match_golden() -> None:
     golden = json.loads(GOLDEN.read_text())
     for key in sorted(set(golden) | set(actual)):
         assert actual.get(key) == golden.get(key), f"gate verdicts changed for {key!r}"
+
+
+def test_a_fabric_without_a_rule_warns() -> None:
+    import yaml
+
+    from gpufabric.nccl.gate.thresholds import parse_thresholds
+
+    text = capture("nccl-debug/net_ib_8hca_ib.txt").read_text()
+    from importlib import resources
+
+    doc = yaml.safe_load(
+        resources.files("gpufabric.nccl.gate").joinpath("thresholds.yaml").read_text()
+    )
+    del doc["fabrics"]["infiniband"]
+    report = gate(
+        [parse_text(text, "log.txt")],
+        "Standard_ND96isr_H100_v5",
+        2,
+        limits=parse_thresholds(yaml.safe_dump(doc)),
+    )
+    lines = [v.line() for v in report.verdicts]
+    assert "WARN transport   fabric: no rule for fabric 'infiniband' in thresholds.yaml" in lines
+    assert not any(v.check in ("nics", "gdr") for v in report.verdicts)

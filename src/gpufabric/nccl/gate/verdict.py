@@ -186,8 +186,7 @@ def _bandwidth(
     limits: Thresholds,
 ) -> tuple[list[Verdict], float | None]:
     coll = result.collective
-    if coll is None:  # refused as an input problem before (parse/strict.py)
-        return [], None
+    assert coll is not None  # a table without one is an input problem, never judged here
     if nodes is None:
         return [
             Verdict(
