@@ -8,22 +8,19 @@ nebius-solution-library soperator threshold 420 GB/s), plus runs well under the 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from tests.conftest import capture
 
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_file, parse_text
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "nccl-tests"
-OCI_2NODE = FIXTURES / "all_reduce_perf_oci_bm_gpu4_8_2node_roce_10G.txt"
+OCI_2NODE = "nccl-tests/all_reduce_perf_oci_bm_gpu4_8_2node_roce_10G.txt"
 ROW = re.compile(r"^(\s*10737418240\s+\d+\s+float\s+sum\s+-1\s+)(.*)$", re.M)
 
 
 def _capture() -> str:
-    if not OCI_2NODE.is_file():
-        pytest.skip(f"shared fixture absent: {OCI_2NODE}")
-    return OCI_2NODE.read_text()
+    return capture(OCI_2NODE).read_text()  # skips where the real captures are absent
 
 
 def _with_busbw(text: str, gpu: str, busbw: float) -> str:
@@ -42,8 +39,7 @@ def _bandwidth(report) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_real_oci_capture_passes_on_its_shape() -> None:
-    _capture()  # skips when the shared fixture is absent
-    report = gate([parse_file(OCI_2NODE)], "BM.GPU4.8")
+    report = gate([parse_file(capture(OCI_2NODE))], "BM.GPU4.8")
     assert report.passed
     assert "2 nodes x 1600 Gbps" in _bandwidth(report)
 
