@@ -7,6 +7,7 @@ from pathlib import Path
 
 import yaml
 
+from gpufabric.lab.hosts import SHARED_MOUNT, nspawn_argv
 from gpufabric.lab.inventory import render, render_known_hosts
 from gpufabric.lab.layout import make_layout
 
@@ -44,3 +45,13 @@ def test_known_hosts_lines() -> None:
     assert text.splitlines() == [
         f"{lay.hosts[0].address},h1 ssh-ed25519 AAAAkey1",
         f"{lay.hosts[1].address},h2 ssh-ed25519 AAAAkey2"]
+
+
+def test_every_host_gets_the_shared_directory_and_the_inventory_names_it() -> None:
+    lay = make_layout("t", 2, 1, set())
+    doc = yaml.safe_load(render(lay, KEY, KNOWN))["all"]
+    assert doc["vars"]["gpufabric_lab_shared_dir"] == SHARED_MOUNT
+    shared = Path("/var/lib/gpufabric/lab/t/shared")
+    argv = nspawn_argv(Path("/r"), lay.hosts[0], shared)
+    assert f"--bind={shared}:{SHARED_MOUNT}" in argv
+    assert not any(a.startswith("--bind=/var") for a in nspawn_argv(Path("/r"), lay.hosts[0]))

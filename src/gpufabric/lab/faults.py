@@ -179,7 +179,9 @@ def restart(name: str, host_name: str) -> tuple[LabState, str]:
     host = find_host(st.layout, host_name)
     hosts.stop([(st.pids.get(host.name), host)])
     recreate_link(st.layout, host)
-    pid = hosts.start(paths.host_root(host.name), host, paths.host_dir(host.name) / "console.log")
+    pid = hosts.start(
+        paths.host_root(host.name), host, paths.host_dir(host.name) / "console.log", paths.shared
+    )
     st.pids[host.name] = pid
     st.faults.pop(host.name, None)
     state.save(paths, st)

@@ -62,7 +62,13 @@ def prepare(root: Path, host: HostPlan, layout: LabLayout, public_key: str) -> s
     return (root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()[1]
 
 
-def nspawn_argv(root: Path, host: HostPlan) -> list[str]:
+# Where every lab host sees the lab's one shared directory (a stand-in for a shared file
+# system such as Lustre: same files from every host, but no network in between).
+SHARED_MOUNT = "/srv/gpufabric-shared"
+
+
+def nspawn_argv(root: Path, host: HostPlan, shared: Path | None = None) -> list[str]:
+    bind = [f"--bind={shared}:{SHARED_MOUNT}"] if shared is not None else []
     return [
         "systemd-nspawn",
         "-q",
@@ -76,14 +82,15 @@ def nspawn_argv(root: Path, host: HostPlan) -> list[str]:
         f"--machine={host.machine}",
         f"--network-namespace-path=/run/netns/{host.netns}",
         "--console=passive",
+        *bind,
     ]
 
 
-def start(root: Path, host: HostPlan, console_log: Path) -> int:
+def start(root: Path, host: HostPlan, console_log: Path, shared: Path | None = None) -> int:
     env = {"PATH": HOST_PATH, "SYSTEMD_NSPAWN_API_VFS_WRITABLE": "network"}
     with open(console_log, "ab") as out:
         proc = subprocess.Popen(
-            nspawn_argv(root, host),
+            nspawn_argv(root, host, shared if shared is not None and shared.is_dir() else None),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

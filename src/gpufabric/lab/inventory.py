@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from gpufabric.lab.hosts import SHARED_MOUNT
 from gpufabric.lab.layout import LabLayout
 
 
@@ -49,6 +50,8 @@ def render(layout: LabLayout, ssh_key: Path, known_hosts: Path) -> str:
                 "gpufabric_fabric": "lab",
                 "gpufabric_encryption": "none",
                 "gpufabric_lab_name": layout.name,
+                # one directory every host sees: the lab's stand-in for a shared file system
+                "gpufabric_lab_shared_dir": SHARED_MOUNT,
             },
             "children": children,
         }

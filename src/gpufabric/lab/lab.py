@@ -153,9 +153,10 @@ def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) ->
         hosts.mount_overlay(Path(st.rootfs), hostdir)
         host_keys[h.name] = hosts.prepare(root, h, plan, public_key)
     progress("booting hosts (systemd-nspawn --boot)")
+    paths.shared.mkdir(mode=0o755, exist_ok=True)
     for h in plan.hosts:
         st.pids[h.name] = hosts.start(
-            paths.host_root(h.name), h, paths.host_dir(h.name) / "console.log"
+            paths.host_root(h.name), h, paths.host_dir(h.name) / "console.log", paths.shared
         )
         state.save(paths, st)
     deadline = time.monotonic() + BOOT_TIMEOUT

@@ -50,6 +50,11 @@ class LabPaths:
     def known_hosts(self) -> Path:
         return self.root / "ssh" / "known_hosts"
 
+    @property
+    def shared(self) -> Path:
+        """The directory every host sees at hosts.SHARED_MOUNT."""
+        return self.root / "shared"
+
     def host_dir(self, host: str) -> Path:
         return self.root / "hosts" / host
 
