@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -357,21 +360,32 @@ def test_gpu_path_builds_verifies_and_is_idempotent(tmp_path: Path) -> None:
 
 @needs_captures
 @pytest.mark.slow
-def test_benchmark_playbook_end_to_end_on_a_simulated_gpu_host(tmp_path: Path) -> None:
+def test_benchmark_playbook_end_to_end_on_a_simulated_gpu_host(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """playbooks/benchmark.yml on a simulated GPU host: build (stand-ins), run the collective
     through the launcher script with a stand-in mpirun that prints the real p4d EKS log, fetch
     it to the controller and gate it there with the gpufabric CLI."""
-    _play, variables = simulated_gpu_host(tmp_path)
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        pytest.skip("runs nccl-tests as another user: needs root and runuser (util-linux)")
+    # the node's side lives where the unprivileged run user can reach it (tmp_path is 0700)
+    node = Path(tempfile.mkdtemp(prefix="gf-nccl-", dir="/var/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(node, ignore_errors=True))
+    node.chmod(0o755)
+    _play, variables = simulated_gpu_host(node)
     log = FIXTURES / "nccl-tests" / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"
-    mpirun = tmp_path / "mpi" / "bin" / "mpirun"
-    mpirun.write_text(f"#!/bin/sh\ncat {log}\n")
+    mpirun = node / "mpi" / "bin" / "mpirun"
+    mpirun.write_text(f"#!/bin/sh\nid -un > {node}/ran-as\ncat {log}\n")
     mpirun.chmod(0o755)
-    (tmp_path / "hostfile").write_text("node-a slots=8\nnode-b slots=8\n")
+    (node / "hostfile").write_text("node-a slots=8\nnode-b slots=8\n")
+    (node / "ran-as").touch(mode=0o666)
+    (node / "ran-as").chmod(0o666)
     results = tmp_path / "results"
     variables |= {
-        "nccl_tests_hostfile": str(tmp_path / "hostfile"),
+        "nccl_tests_hostfile": str(node / "hostfile"),
         "nccl_tests_collectives": ["all_reduce"],
-        "nccl_tests_output_dir": str(tmp_path / "launcher-out"),
+        "nccl_tests_output_dir": str(node / "var" / "nccl-tests"),
+        "nccl_tests_run_user": "nobody",
         "nccl_tests_results_dir": str(results),
         "nccl_tests_instance_type": "p4d.24xlarge",
         "nccl_tests_gpufabric": str(BIN / "gpufabric"),
@@ -383,6 +397,14 @@ def test_benchmark_playbook_end_to_end_on_a_simulated_gpu_host(tmp_path: Path) -
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr
     assert (results / "all_reduce.txt").read_text() == log.read_text()
+    # unprivileged, into its own 0700 directory; the launcher stays root's
+    assert (node / "ran-as").read_text().strip() == "nobody"
+    NOBODY = pwd.getpwnam("nobody").pw_uid
+    out_dir = node / "var" / "nccl-tests"
+    assert stat.S_IMODE(out_dir.stat().st_mode) == 0o700 and out_dir.stat().st_uid == NOBODY
+    assert (out_dir / "all_reduce.txt").stat().st_uid == NOBODY
+    script = node / "prefix" / "run-nccl-tests.sh"
+    assert script.stat().st_uid == 0 and not script.stat().st_mode & 0o022
     assert "PASS transport   fabric: NCCL used efa, plugin aws-ofi-nccl" in proc.stdout
     assert "gate PASSED for p4d.24xlarge x 2 nodes" in proc.stdout
     assert "PASS bandwidth   all_reduce.txt: all_reduce: peak busbw 43.8 GB/s" in proc.stdout

@@ -79,3 +79,15 @@ def test_doca_repository_is_signed_by_the_checked_key_only() -> None:
     assert "signed_by: /etc/apt/keyrings/doca-ofed.asc" in install
     assert "gpufabric_gpg_fingerprint_check" in install
     assert 'signed_by: "{{ doca_ofed_repo_key_url }}"' not in install
+
+
+def test_nccl_tests_runs_unprivileged_and_never_as_root() -> None:
+    bench = yaml.safe_load((REPO / "roles/nccl_tests/tasks/benchmark.yml").read_text())
+    (run,) = [t for t in bench if "collective across the nodes" in t.get("name", "")]
+    assert run["ansible.builtin.command"]["argv"].startswith(
+        "{{ ['runuser', '-u', nccl_tests_run_user, '--', __nccl_tests_script"
+    )
+    refuse = next(t for t in bench if "as root" in t.get("name", ""))
+    assert "nccl_tests_run_user != 'root'" in refuse["ansible.builtin.assert"]["that"]
+    out = next(t for t in bench if "the run user's only" in t.get("name", ""))
+    assert out["ansible.builtin.file"]["mode"] == "0700"
