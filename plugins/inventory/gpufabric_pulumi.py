@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin
 
+from gpufabric import discovery
+from gpufabric.errors import UserError
+from gpufabric.inventory import build, outputs
+
 DOCUMENTATION = r"""
 name: gpufabric_pulumi
 short_description: GPU nodes of a gpufabric cluster from Pulumi stack outputs
 description:
-  - Reads the JSON that C(pulumi stack output --json) prints (from a file, or by running the
-    Pulumi CLI for a stack) and builds groups C(gpu_nodes) (with the cluster switches
-    C(gpufabric_fabric), C(gpufabric_encryption), ... as group variables), C(cluster_<name>)
-    and, where the leaf switch is known, C(leaf_<id>).
-  - When the outputs list no addresses (an autoscaling group), finds the nodes with EC2
-    describe_instances using the outputs' discovery filters, and their leaf with
-    describe_instance_topology (AWS credentials from the usual boto3 sources).
+  - Reads the JSON that C(pulumi stack output --json --show-secrets) prints (from a file, or by
+    running the Pulumi CLI for a stack) and finds the nodes of the node groups it names, in the
+    cloud (AWS EC2, GCP Compute Engine, Azure VM scale sets, each with its own SDK and the
+    usual credentials) or offline in the JSON the cloud's CLI printed.
+  - Builds groups C(gpu_nodes) (with the cluster switches C(gpufabric_fabric),
+    C(gpufabric_encryption), ... as group variables), C(cluster_<name>), C(leaf_<id>) where the
+    leaf switch is known and C(partition_<n>) for Azure InfiniBand partitions.
+  - A node that is not running or has no private address is named in a warning and left out.
   - The inventory file name must end in C(.gpufabric_pulumi.yml) or C(.gpufabric_pulumi.yaml).
 options:
   plugin:
@@ -26,26 +32,41 @@ options:
     required: true
     choices: [gpufabric_pulumi]
   outputs_file:
-    description: Path of a file holding C(pulumi stack output --json); relative to this file.
+    description:
+      - Path of a file holding C(pulumi stack output --json --show-secrets); relative to this file.
     type: str
   stack:
-    description: Stack whose outputs to read with C(pulumi stack output --json --stack).
+    description: Stack whose outputs to read with C(pulumi stack output --json --show-secrets).
     type: str
+  discovery_file:
+    description:
+      - Find the nodes offline in these files instead of asking the cloud; relative to this file.
+      - Each is the JSON the cloud's CLI prints, C(aws ec2 describe-instances --output json)
+        (optionally with C(aws ec2 describe-instance-topology --output json) for the leaves),
+        C(gcloud compute instances list --format=json), or
+        C(az vmss nic list -g RG --vmss-name NAME -o json) (one per scale set).
+    type: list
+    elements: str
   leaf_map_file:
     description:
-      - YAML/JSON file mapping host name or address to its leaf switch (e.g. exported from a
-        topology file); relative to this file. Wins over the outputs' own leaf map.
+      - YAML/JSON file mapping host name or address to its leaf switch; relative to this file.
+        Wins over the leaves discovery found.
     type: str
   topology:
-    description: Look up each AWS node's leaf switch with describe_instance_topology.
+    description: Look up each AWS node's leaf switch with describe_instance_topology (live).
     type: bool
     default: true
 """
 
 EXAMPLES = r"""
-# inventory/aws-h100.gpufabric_pulumi.yml
+# inventory/aws-h100.gpufabric_pulumi.yml: live (Pulumi CLI and AWS credentials)
 plugin: gpufabric_pulumi
 stack: aws-h100
+
+# offline: saved outputs and saved CLI output
+plugin: gpufabric_pulumi
+outputs_file: aws-h100.outputs.json
+discovery_file: [describe-instances.json]
 """
 
 
@@ -59,32 +80,33 @@ class InventoryModule(BaseInventoryPlugin):
     def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:
         super().parse(inventory, loader, path, cache)
         self._read_config_data(path)
-        try:
-            from gpufabric.errors import UserError
-            from gpufabric.inventory import build, outputs
-        except ImportError as exc:
-            raise AnsibleParserError(f"gpufabric_pulumi: the gpufabric library is not importable "
-                                     f"({exc}); use the project's venv") from None
+        here = os.path.dirname(os.path.abspath(path))
+
+        def local(name: str) -> Path:
+            return Path(here, os.path.expanduser(name))
+
         outputs_file = self.get_option("outputs_file")
         stack = self.get_option("stack")
         try:
             if outputs_file:
-                outputs_file = os.path.join(os.path.dirname(os.path.abspath(path)),
-                                            os.path.expanduser(outputs_file))
-                data = outputs.load_file(outputs_file)
+                data = outputs.load_file(local(outputs_file))
             elif stack:
-                data = outputs.load_stack(stack, cwd=os.path.dirname(path))
+                data = outputs.load_stack(stack, cwd=here)
             else:
-                raise UserError("gpufabric_pulumi: set outputs_file or stack")
+                raise UserError(f"{path}: set outputs_file or stack")
+            files = self.get_option("discovery_file") or []
+            if files:
+                found = discovery.from_files(data, [local(f) for f in files])
+            else:
+                found = discovery.live(data, topology=bool(self.get_option("topology")))
             leaf_map_file = self.get_option("leaf_map_file")
-            if leaf_map_file:
-                data = outputs.with_leaves(data, outputs.load_leaf_map(os.path.join(
-                    os.path.dirname(os.path.abspath(path)), os.path.expanduser(leaf_map_file))))
-            inv = build.from_outputs(data, topology=bool(self.get_option("topology")))
+            leaf_map = outputs.load_leaf_map(local(leaf_map_file)) if leaf_map_file else None
+            inv = build.inventory(data, found.nodes, leaf_map)
         except UserError as exc:
             raise AnsibleParserError(str(exc)) from None
+        for warning in found.warnings:
+            self.display.warning(f"gpufabric_pulumi: {warning}")
         self._populate(inv)
-
     def _populate(self, inv: dict[str, Any]) -> None:
         target = self.inventory
         assert target is not None  # set by BaseInventoryPlugin.parse

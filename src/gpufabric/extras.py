@@ -14,10 +14,18 @@ from gpufabric.errors import UserError
 # extra -> the importable modules it provides (keyed as in pyproject's optional-dependencies)
 EXTRAS: dict[str, tuple[str, ...]] = {
     "aws": ("pulumi_aws", "boto3"),
-    "gcp": ("pulumi_gcp",),
-    "azure": ("pulumi_azure_native",),
+    "gcp": ("pulumi_gcp", "google.cloud.compute_v1"),
+    "azure": ("pulumi_azure_native", "azure.identity", "azure.mgmt.compute", "azure.mgmt.network"),
     "oci": ("pulumi_oci",),
     "nebius": ("pulumi_nebius",),
+}
+
+# requirement name -> import name, where they differ beyond '-' -> '_'
+IMPORT_NAME: dict[str, str] = {
+    "google-cloud-compute": "google.cloud.compute_v1",
+    "azure-identity": "azure.identity",
+    "azure-mgmt-compute": "azure.mgmt.compute",
+    "azure-mgmt-network": "azure.mgmt.network",
 }
 
 # the Pulumi SDK each cloud's component is built on
@@ -40,7 +48,11 @@ def extra_for(module: str) -> str:
 
 def require(module: str, purpose: str) -> None:
     """Raise a one-line UserError when `module` is not installed, naming the extra to install."""
-    if find_spec(module) is None:
+    try:
+        spec = find_spec(module)
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        spec = None
+    if spec is None:
         extra = extra_for(module)
         raise UserError(
             f"{purpose} needs the {extra} extra ({module} is not installed): "

@@ -87,7 +87,7 @@ def _break_everything(view: Stack) -> Stack:
         lambda p: p.update(cidrIpv4="0.0.0.0/0"),
         "aws-h100-mgmt-ssh",
     )
-    view.outputs = {**view.outputs, "encryption": "maybe"}
+    view.outputs = {**view.outputs, "cluster": {**view.outputs["cluster"], "encryption": "maybe"}}
     return view
 
 

@@ -8,6 +8,7 @@ import pytest
 from gpufabric.policies import check_stack
 from gpufabric.policies.nodes import gpu_nodes
 from gpufabric.policies.storage import node_zones, storage_zones
+from gpufabric.stack_outputs import ENCRYPTION_MODES
 
 from .helpers import STACKS, stack
 
@@ -25,4 +26,4 @@ def test_policies_see_the_gpu_nodes_and_their_zone(name: str) -> None:
     assert len(zones) == 1
     for _, zone in storage_zones(view):
         assert zone in zones
-    assert view.outputs["encryption"] in ("provider-native", "ipsec", "none")
+    assert view.outputs["cluster"]["encryption"] in ENCRYPTION_MODES

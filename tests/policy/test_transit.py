@@ -11,29 +11,34 @@ POLICY = "encryption-in-transit-explicit"
 
 def test_missing_mode_is_a_violation() -> None:
     view = stack("aws-h100")
-    view.outputs = {k: v for k, v in view.outputs.items() if k != "encryption"}
+    cluster = {k: v for k, v in view.outputs["cluster"].items() if k != "encryption"}
+    view.outputs = {**view.outputs, "cluster": cluster}
     found = by_policy(check_stack(view), POLICY)
-    assert len(found) == 1 and "stack output 'encryption' is None" in found[0].reason
+    assert len(found) == 1 and "cluster.encryption: Field required" in found[0].reason
 
 
-def test_inventory_disagreeing_with_the_stack_is_a_violation() -> None:
+def test_outputs_without_the_contract_are_a_violation() -> None:
     view = stack("aws-h100")
-    view.outputs = {
-        **view.outputs,
-        "inventory": {**view.outputs["inventory"], "encryption": "none"},
-    }
-    assert (
-        "tune-fabric would configure the wrong mode"
-        in by_policy(check_stack(view), POLICY)[0].reason
-    )
+    view.outputs = {k: v for k, v in view.outputs.items() if k != "cluster"}
+    found = by_policy(check_stack(view), POLICY)
+    assert len(found) == 1 and "no 'cluster' section" in found[0].reason
+
+
+def test_unknown_mode_is_a_violation() -> None:
+    view = stack("aws-h100")
+    view.outputs = {**view.outputs, "cluster": {**view.outputs["cluster"], "encryption": "maybe"}}
+    found = by_policy(check_stack(view), POLICY)
+    assert len(found) == 1 and "'provider-native', 'ipsec' or 'none'" in found[0].reason
 
 
 def test_provider_native_on_a_type_not_known_to_encrypt_is_a_violation() -> None:
     view = stack(
         "azure-ndv5"
     )  # the config model refuses this up front; the pack does not rely on it
-    view.outputs = {**view.outputs, "encryption": "provider-native"}
-    view.outputs["inventory"] = {**view.outputs["inventory"], "encryption": "provider-native"}
+    view.outputs = {
+        **view.outputs,
+        "cluster": {**view.outputs["cluster"], "encryption": "provider-native"},
+    }
     found = by_policy(check_stack(view), POLICY)
     assert len(found) == 1 and "Standard_ND96isr_H100_v5 is not known to encrypt" in found[0].reason
 

@@ -12,6 +12,7 @@ from gpufabric.errors import UserError
 from gpufabric.plan import Plan, PlannedResource, run_plan
 from gpufabric.plan.mocks import RecordingMocks
 from gpufabric.plan.summary import fabric_summary
+from gpufabric.stack_outputs import EXPORTS, parse
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 SG = "aws:ec2/securityGroup:SecurityGroup"
@@ -204,8 +205,9 @@ def test_instances_mode_creates_one_instance_per_node_in_the_fabric_subnet() -> 
     assert not plan.of_type(ASG)
     fabric = next(s for s in plan.of_type(SUBNET) if s.name.endswith("-fabric"))
     assert {n["subnetId"] for n in nics(plan)} == {fabric.id}
-    assert plan.outputs["nodes"]["kind"] == "instances"
-    assert len(plan.outputs["addresses"]) == 3
+    (group,) = plan.outputs["nodes"]["groups"]
+    assert group["kind"] == "instances"
+    assert group["members"] == [i.id for i in plan.of_type(INSTANCE)]
 
 
 def test_capacity_block_sets_market_type_and_reservation() -> None:
@@ -372,12 +374,15 @@ def test_existing_vpc_is_used_not_created() -> None:
     assert {s.inputs["vpcId"] for s in plan.of_type(SUBNET)} == {"vpc-0123456789abcdef0"}
 
 
-def test_outputs_shape_and_inventory_discovery() -> None:
+def test_outputs_are_the_contract_and_name_the_autoscaling_group() -> None:
     plan = plan_for("aws-h100")
-    assert set(plan.outputs) >= {"nodes", "addresses", "network", "storage", "inventory"}
-    inventory = plan.outputs["inventory"]
-    assert inventory["fabric"] == "efa" and inventory["cloud"] == "aws"
-    assert inventory["discovery"]["filters"]["tag:gpufabric:cluster"] == "aws-h100"
+    assert set(plan.outputs) == set(EXPORTS)
+    out = parse(plan.outputs)
+    assert (out.cluster.fabric, out.cluster.cloud, out.cluster.encryption) == (
+        "efa", "aws", "provider-native")
+    (group,) = out.nodes.groups
+    # EC2 tags the group's instances with aws:autoscaling:groupName = this name
+    assert (group.kind, group.name, group.count) == ("autoscaling-group", one(plan, ASG).name, 16)
     asg = one(plan, ASG)
     tags = {t["key"]: t["value"] for t in asg.inputs["tags"]}
     assert tags["gpufabric:cluster"] == "aws-h100"

@@ -12,6 +12,7 @@ from gpufabric.catalog import lookup
 from gpufabric.errors import ConfigError
 from gpufabric.plan import Plan, PlannedResource
 from gpufabric.plan.summary import fabric_summary
+from gpufabric.stack_outputs import EXPORTS, parse
 
 VMSS = "azure-native:compute:VirtualMachineScaleSet"
 PPG = "azure-native:compute:ProximityPlacementGroup"
@@ -95,8 +96,9 @@ def test_256_nodes_become_scale_sets_of_at_most_100_each_one_partition_apiece() 
         for s in plan.of_type(VMSS)
     }
     assert len(prefixes) == 3
-    parts = plan.outputs["inventory"]["partitions"]
+    parts = plan.outputs["nodes"]["groups"]
     assert [(p["partition"], p["count"]) for p in parts] == [(0, 100), (1, 100), (2, 56)]
+    assert [p["name"] for p in parts] == [s.inputs["vmScaleSetName"] for s in plan.of_type(VMSS)]
     assert plan.outputs["nodes"]["count"] == 256
     facts = dict(fabric_summary(plan))
     assert facts["InfiniBand partitions"].startswith("3 scale sets = 3 InfiniBand partitions")
@@ -299,16 +301,12 @@ def test_everything_lands_in_the_configured_resource_group_and_location() -> Non
 def test_outputs_have_the_shared_shape_with_the_infiniband_profile() -> None:
     plan = plan_for("azure-ndv5")
     out = plan.outputs
-    assert {"nodes", "addresses", "network", "storage", "inventory"} <= set(out)
-    inv = out["inventory"]
-    itype = lookup("Standard_ND96isr_H100_v5")
-    assert inv["cloud"] == "azure" and inv["fabric"] == "infiniband" == out["fabric"]
-    assert inv["region"] == "eastus" and inv["zone"] == "1"
-    assert inv["gpusPerNode"] == itype.gpu.count
-    assert itype.azure is not None
-    assert inv["ncclTopologyFile"] == itype.azure.nccl_topology_file
-    assert inv["encryption"] == plan.config.encryption
-    assert inv["discovery"]["scaleSets"] == [s.name for s in plan.of_type(VMSS)]
+    assert set(out) == set(EXPORTS)
+    cluster = parse(out).cluster
+    assert cluster.cloud == "azure" and cluster.fabric == "infiniband"
+    assert cluster.region == "eastus" and cluster.zone == "1"
+    assert cluster.encryption == plan.config.encryption
+    assert cluster.resource_group == plan.config.azure.resource_group
     assert out["network"]["placementGroup"]["name"] == one(plan, PPG).name
     assert out["network"]["placementGroup"]["singlePlacementGroup"] is True
     assert out["storage"]["type"] == "azure-managed-lustre"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections import Counter
 from typing import Any
 
@@ -15,6 +14,7 @@ from gpufabric.clouds.gcp.nodes import nic_layout
 from gpufabric.errors import ConfigError, UserError
 from gpufabric.plan import Plan, PlannedResource, run_plan
 from gpufabric.plan.summary import fabric_summary
+from gpufabric.stack_outputs import EXPORTS, parse
 
 NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
@@ -360,14 +360,14 @@ def test_a4_uses_the_same_roce_layout() -> None:
     plan = plan_for(ULTRA, "gpufabric:instanceType=a4-highgpu-8g")
     (nics,) = nodes_nics(plan)
     assert Counter(n["nicType"] for n in nics) == {"GVNIC": 2, "MRDMA": 8}
-    assert plan.outputs["inventory"]["fabric"] == "roce"
+    assert plan.outputs["cluster"]["fabric"] == "roce"
 
 
 def test_a3_high_has_four_gpu_vpcs_and_tcpx() -> None:
     plan = plan_for(MEGA, "gpufabric:instanceType=a3-highgpu-8g")
     assert len(plan.of_type(NETWORK)) == 5
     assert {len(nics) for nics in nodes_nics(plan)} == {5}
-    assert plan.outputs["inventory"]["fabric"] == "tcpx"
+    assert plan.outputs["cluster"]["fabric"] == "tcpx"
 
 
 def test_mig_resource_count_does_not_grow_with_nodes() -> None:
@@ -381,30 +381,21 @@ def test_mig_resource_count_does_not_grow_with_nodes() -> None:
 
 
 @pytest.mark.parametrize(("stack", "fabric"), [(MEGA, "tcpxo"), (ULTRA, "roce")])
-def test_outputs_have_the_shared_shape_and_the_fabric_profile(stack: str, fabric: str) -> None:
+def test_outputs_are_the_contract_with_the_fabric(stack: str, fabric: str) -> None:
     plan = plan_for(stack)
-    assert {"nodes", "addresses", "network", "storage", "inventory"} <= set(plan.outputs)
-    inventory = plan.outputs["inventory"]
-    assert inventory["cloud"] == "gcp"
-    assert inventory["fabric"] == fabric == plan.outputs["fabric"]
-    assert inventory["zone"] == plan.config.zone
-    assert inventory["gpusPerNode"] == 8
-    filters = inventory["discovery"]["filters"]
-    machines = plan.of_type(INSTANCE) or plan.of_type(TEMPLATE)
-    for machine in machines:
-        labels = machine.inputs["labels"]
-        for key, value in filters.items():
-            if key.startswith("labels."):
-                assert labels[key.removeprefix("labels.")] == value
+    assert set(plan.outputs) == set(EXPORTS)
+    cluster = parse(plan.outputs).cluster
+    assert (cluster.cloud, cluster.fabric, cluster.zone) == ("gcp", fabric, plan.config.zone)
+    assert cluster.project == plan.config.gcp.project
 
 
-def test_instances_mode_reports_each_nodes_host_address() -> None:
-    plan = plan_for(MEGA)
-    addresses = plan.outputs["addresses"]
-    assert len(addresses) == 16
-    assert all(ipaddress.IPv4Address(a) for a in addresses)
-    assert plan.outputs["nodes"]["kind"] == "instances"
-    assert plan_for(ULTRA).outputs["nodes"]["kind"] == "managed-instance-group"
+def test_node_groups_name_what_discovery_links_to() -> None:
+    (group,) = parse(plan_for(MEGA).outputs).nodes.groups
+    assert group.kind == "instances"
+    assert group.members == [i.inputs["name"] for i in plan_for(MEGA).of_type(INSTANCE)]
+    (mig,) = parse(plan_for(ULTRA).outputs).nodes.groups
+    assert (mig.kind, mig.name, mig.count) == ("managed-instance-group",
+                                               one(plan_for(ULTRA), MIG).inputs["name"], 8)
 
 
 def test_project_must_match_the_providers_project() -> None:
@@ -443,15 +434,6 @@ def test_fabric_summary_reads_the_wiring_back() -> None:
     assert "europe-west1-b-vpc-roce" in ultra["VPC networks"]
     assert "8 MRDMA" in ultra["NICs per node"]
     assert "HIGH_THROUGHPUT" in ultra["Placement"]
-
-
-@pytest.mark.parametrize("stack", [MEGA, ULTRA])
-def test_outputs_validate_against_the_inventory_plugins_model(stack: str) -> None:
-    from gpufabric.inventory.outputs import parse
-
-    parsed = parse(plan_for(stack).outputs)
-    assert parsed.inventory.cloud == "gcp"
-    assert parsed.inventory.discovery.hostname == "private-ip-address"
 
 
 def test_a3_mega_as_a_managed_group_uses_a_workload_policy_and_a_nine_nic_template() -> None:

@@ -12,6 +12,7 @@ from gpufabric.clouds.oci.cluster import OciClusterArgs
 from gpufabric.clouds.oci.cluster import _check_args as oci_check
 from gpufabric.clouds.oci.nodes import RDMA_PLUGINS
 from gpufabric.plan.summary import fabric_summary
+from gpufabric.stack_outputs import parse
 
 OCI_CN = "oci:Core/clusterNetwork:ClusterNetwork"
 OCI_CONF = "oci:Core/instanceConfiguration:InstanceConfiguration"
@@ -77,9 +78,11 @@ def test_oci_island_blocks_and_reservation_reach_the_resources() -> None:
 
 def test_oci_outputs_say_how_to_find_the_nodes() -> None:
     out = plan_for("oci-h100").outputs
-    inv = out["inventory"]
-    assert inv["cloud"] == "oci" and inv["fabric"] == "roce" == out["fabric"]
-    assert inv["discovery"]["instancePoolId"] == "<oci-h100-cn.pool0.id>"
+    parsed = parse(out)  # the one stack outputs contract
+    assert parsed.cluster.cloud == "oci" and parsed.cluster.fabric == "roce"
+    assert parsed.cluster.compartment == plan_for("oci-h100").config.oci.compartment_id
+    (group,) = parsed.nodes.groups
+    assert (group.kind, group.id, group.count) == ("cluster-network", "<oci-h100-cn.pool0.id>", 16)
     assert out["network"]["rdma"]["hcas"] == lookup("BM.GPU.H100.8").oci.rdma_hcas  # type: ignore[union-attr]
     facts = dict(fabric_summary(plan_for("oci-h100")))
     assert "same AD as the nodes" in facts["Storage"]
@@ -108,12 +111,13 @@ def test_nebius_reservation_is_strict() -> None:
 
 
 def test_nebius_outputs_say_how_to_find_the_nodes() -> None:
-    out = plan_for("nebius-h100").outputs
-    inv = out["inventory"]
-    assert inv["cloud"] == "nebius" and inv["fabric"] == "infiniband"
-    assert inv["discovery"]["projectId"] == "project-e00replacewithyourproject"
-    assert inv["ncclTopologyFile"] == "/var/run/nvidia-topologyd/virtualTopology.xml"
-    assert len(out["nodes"]["instances"]) == 16
+    plan = plan_for("nebius-h100")
+    parsed = parse(plan.outputs)
+    assert parsed.cluster.cloud == "nebius" and parsed.cluster.fabric == "infiniband"
+    assert parsed.cluster.project == "project-e00replacewithyourproject"
+    (group,) = parsed.nodes.groups
+    assert group.members == [vm.inputs["name"] for vm in plan.of_type(NEB_VM)]
+    assert group.id == plan.of_type(NEB_GC)[0].id and group.count == 16
 
 
 def test_components_refuse_another_clouds_type() -> None:

@@ -1,4 +1,5 @@
-"""Every role under roles/: meta/argument_specs.yml options match defaults/main.yml keys."""
+"""Every role under roles/ held to the same conventions: meta/argument_specs.yml in sync with
+defaults/main.yml, role-prefixed inputs, a README, tasks/main.yml as a table of contents."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import yaml
 
 ROLES = Path(__file__).resolve().parents[2] / "roles"
 ALL_ROLES = sorted(p.name for p in ROLES.iterdir() if (p / "tasks").is_dir())
-# The stricter checks below are this file's owner's roles; the key check covers every role.
-TUNE_FABRIC_ROLES = ["fabric_facts", "host_tuning", "efa", "doca_ofed", "nccl"]
 
 
 def load(path: Path) -> dict:
@@ -18,7 +17,8 @@ def load(path: Path) -> dict:
 
 
 def test_roles_exist():
-    assert set(TUNE_FABRIC_ROLES) <= set(ALL_ROLES)
+    assert {"fabric_facts", "host_tuning", "ipsec", "efa", "doca_ofed", "roce_qos", "nccl",
+            "nccl_tests", "topology"} <= set(ALL_ROLES)
 
 
 @pytest.mark.parametrize("role", ALL_ROLES)
@@ -32,7 +32,7 @@ def test_argument_specs_match_defaults(role: str):
         f"only in argument_specs {sorted(set(options) - set(defaults))}")
 
 
-@pytest.mark.parametrize("role", TUNE_FABRIC_ROLES)
+@pytest.mark.parametrize("role", ALL_ROLES)
 def test_spec_defaults_equal_defaults(role: str):
     defaults = load(ROLES / role / "defaults" / "main.yml")
     specs = load(ROLES / role / "meta" / "argument_specs.yml")
@@ -40,9 +40,12 @@ def test_spec_defaults_equal_defaults(role: str):
     for name, spec in options.items():
         if "default" in spec:
             assert spec["default"] == defaults.get(name), f"{role}: {name} default differs"
+        templated = isinstance(defaults.get(name), str) and "{{" in defaults[name]
+        if "choices" in spec and not templated:
+            assert defaults.get(name) in spec["choices"], f"{role}: {name} default not a choice"
 
 
-@pytest.mark.parametrize("role", TUNE_FABRIC_ROLES)
+@pytest.mark.parametrize("role", ALL_ROLES)
 def test_role_conventions(role: str):
     """Prefixed inputs, a README, and tasks/main.yml as a table of contents."""
     defaults = load(ROLES / role / "defaults" / "main.yml")

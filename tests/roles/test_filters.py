@@ -22,9 +22,34 @@ def filters() -> dict:
 
 def test_every_filter_is_registered(filters: dict):
     assert set(filters) == {
+        "gpufabric_switch_problem", "gpufabric_encryption_problem",
         "gpufabric_host_facts", "gpufabric_decision", "gpufabric_fabric_mismatch",
-        "gpufabric_fabric_nics", "gpufabric_roce_fabric_ports", "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
-        "gpufabric_efa_devices", "gpufabric_run_summary"}
+        "gpufabric_fabric_nics", "gpufabric_roce_fabric_ports",
+        "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
+        "gpufabric_efa_devices", "gpufabric_run_summary",
+        "gpufabric_ipsec_proposal_problems", "gpufabric_ipsec_datapath_plan",
+        "gpufabric_ipsec_reissue_reason", "gpufabric_ipsec_missing_peers",
+        "gpufabric_swanctl_sas", "gpufabric_ipsec_capture_verdict",
+        "gpufabric_ipsec_is_ipv4", "gpufabric_ipsec_address", "gpufabric_ipsec_fabric_network",
+        "gpufabric_ipsec_member_problems", "gpufabric_ipsec_guard_exempt",
+        "gpufabric_gpg_fingerprint_check",
+        "gpufabric_roce_qos_plan", "gpufabric_roce_qos_plans", "gpufabric_roce_qos_commands",
+        "gpufabric_roce_qos_nccl_env"}
+
+
+def test_switch_and_encryption_rules_come_from_the_library(filters: dict):
+    assert filters["gpufabric_switch_problem"]("tcpx", "gpufabric_fabric") == ""
+    assert filters["gpufabric_switch_problem"]("", "gpufabric_fabric") == (
+        "gpufabric_fabric: (unset) is not valid; use one of "
+        "efa, infiniband, roce, tcpxo, tcpx, lab")
+    assert "use one of provider-native, ipsec, none" in filters["gpufabric_switch_problem"](
+        "tls", "gpufabric_encryption")
+    assert filters["gpufabric_encryption_problem"]("provider-native", "p5.48xlarge") == ""
+    assert filters["gpufabric_encryption_problem"]("ipsec", "p5en.48xlarge") == ""
+    assert "p5en.48xlarge is not known to encrypt" in filters["gpufabric_encryption_problem"](
+        "provider-native", "p5en.48xlarge")
+    with pytest.raises(AnsibleFilterError, match="gpufabric_instance_type: 'p9'"):
+        filters["gpufabric_encryption_problem"]("provider-native", "p9")
 
 
 def test_lab_path_through_the_filters(filters: dict):

@@ -29,10 +29,13 @@ def run(tmp_path: Path, group: str = "gpu_nodes", **hostvars: str) -> subprocess
 
 @pytest.mark.parametrize(("hostvars", "message"), [
     ({"gpufabric_fabric": "ethernet", "gpufabric_encryption": "none"},
-     "n1: gpufabric_fabric=ethernet is not valid; use efa, infiniband, roce, tcpxo or lab"),
+     "n1: gpufabric_fabric: 'ethernet' is not valid; use one of "
+     "efa, infiniband, roce, tcpxo, tcpx, lab"),
     ({"gpufabric_fabric": "lab", "gpufabric_encryption": "tls"},
-     "n1: gpufabric_encryption=tls is not valid; use provider-native, ipsec or none"),
-    ({"gpufabric_encryption": "none"}, "n1: gpufabric_fabric=(unset) is not valid"),
+     "n1: gpufabric_encryption: 'tls' is not valid; use one of provider-native, ipsec, none"),
+    ({"gpufabric_encryption": "none"}, "n1: gpufabric_fabric: (unset) is not valid"),
+    ({"gpufabric_fabric": "tcpx", "gpufabric_encryption": "nope"},
+     "n1: gpufabric_encryption: 'nope' is not valid"),
 ])
 def test_bad_switches_stop_before_any_host(tmp_path: Path, hostvars: dict, message: str):
     proc = run(tmp_path, **hostvars)

@@ -1,4 +1,4 @@
-"""The roce_qos role's filters on the real fixtures: the plan per port and the NCCL outputs."""
+"""The roce_qos role's filters (plugins/filter) on the real fixtures: the plan per port and the NCCL outputs."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ SPEC = {
 
 @pytest.fixture(scope="module")
 def filters() -> dict[str, object]:
-    path = REPO / "roles" / "roce_qos" / "filter_plugins" / "gpufabric_roce_qos.py"
-    spec = importlib.util.spec_from_file_location("gpufabric_roce_qos", path)
+    path = REPO / "plugins" / "filter" / "gpufabric.py"
+    spec = importlib.util.spec_from_file_location("gpufabric_filters", path)
     assert spec and spec.loader
     module: ModuleType = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -15,18 +15,6 @@ REPO = Path(__file__).resolve().parents[2]
 ROLE = REPO / "roles" / "topology"
 
 
-def test_argument_specs_match_defaults() -> None:
-    defaults = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
-    spec = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())
-    options = spec["argument_specs"]["main"]["options"]
-    assert set(options) == set(defaults)
-    for name, option in options.items():
-        assert option["default"] == defaults[name], name
-        assert name.startswith("topology_")
-        if "choices" in option:
-            assert defaults[name] in option["choices"]
-
-
 def test_playbook_syntax_check() -> None:
     bindir = Path(sys.executable).parent
     result = subprocess.run(

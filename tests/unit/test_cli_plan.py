@@ -72,7 +72,7 @@ def test_json_plan_matches_the_contract() -> None:
     first = doc["resources"][0]
     assert set(first) == {"type", "name", "id", "inputs"}
     assert doc["resources"] == sorted(doc["resources"], key=lambda r: (r["type"], r["name"]))
-    assert doc["outputs"]["inventory"]["fabric"] == "efa"
+    assert doc["outputs"]["cluster"]["fabric"] == "efa"
 
 
 def test_human_plan_says_it_is_offline_and_summarises_the_fabric() -> None:

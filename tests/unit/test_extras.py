@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpufabric.errors import UserError
-from gpufabric.extras import EXTRAS, PULUMI_SDK, require
+from gpufabric.extras import EXTRAS, IMPORT_NAME, PULUMI_SDK, require
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -38,7 +38,7 @@ def _module(requirement: str) -> str:
     name = requirement.split("[")[0]
     for sep in "=<>!~ ;":
         name = name.split(sep)[0]
-    return name.replace("-", "_")
+    return IMPORT_NAME.get(name, name.replace("-", "_"))
 
 
 def test_the_extras_table_is_pyproject_s() -> None:

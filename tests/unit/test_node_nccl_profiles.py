@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.node import nccl_profiles as profiles
+from gpufabric.stack_outputs import FABRICS
 
 LAB_FACTS = {"netdevs": [{"name": "eth0", "operstate": "UP", "kind": "veth", "master": ""},
                          {"name": "br0", "operstate": "UP", "kind": "bridge", "master": ""}]}
@@ -66,6 +68,23 @@ def test_selection_by_fabric_and_cloud():
     assert profiles.select("lab") == "lab"
     with pytest.raises(UserError, match="gpufabric_fabric: 'ethernet'"):
         profiles.select("ethernet")
+
+
+def test_every_fabric_has_a_profile():
+    for fabric in FABRICS:  # the one list (gpufabric.stack_outputs)
+        assert profiles.book().profiles[profiles.select(fabric)].fabric == fabric
+
+
+def test_tcpx_profile_is_a3_high_gpudirect_tcpx():
+    out = profiles.render({}, "tcpx", cloud="gcp", instance_type="a3-highgpu-8g")
+    conf = {e["name"]: e["value"] for e in out["conf"]}
+    assert out["profile"] == "gcp-tcpx"
+    # the catalog's plugin name is the one NCCL is told to load
+    assert conf["NCCL_NET"] == lookup("a3-highgpu-8g").gcp.nccl_plugin == "GPUDirectTCPX_v7"
+    assert conf["NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"].count(",") + 1 == \
+        lookup("a3-highgpu-8g").fabric_nics
+    assert {e["name"]: e["value"] for e in out["env"]}["LD_LIBRARY_PATH"].startswith(
+        "/var/lib/tcpx/lib64:")
 
 
 def test_azure_topology_file_from_the_catalog():

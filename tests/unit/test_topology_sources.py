@@ -10,6 +10,7 @@ import pytest
 from botocore.stub import Stubber
 from tests.conftest import FIXTURES, needs_captures
 
+from gpufabric.discovery import aws as discovery_aws
 from gpufabric.errors import UserError
 from gpufabric.topology.load import load
 from gpufabric.topology.model import Host, Topology, apply_names
@@ -148,7 +149,7 @@ def test_aws_live_discovery_api_error_is_a_user_error() -> None:
 
 
 def test_aws_chunks_never_exceed_100() -> None:
-    chunks = aws.chunks([str(i) for i in range(250)])
+    chunks = discovery_aws.chunks([str(i) for i in range(250)])
     assert [len(c) for c in chunks] == [100, 100, 50]
 
 

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Cloud = Literal["aws", "gcp", "azure", "oci", "nebius"]
-Fabric = Literal["efa", "infiniband", "roce", "tcpxo", "tcpx"]
+from gpufabric.stack_outputs import Cloud, CloudFabric
+
 InTransit = Literal["native", "none", "unconfirmed"]
 
 
@@ -65,7 +65,7 @@ class InstanceType(_Strict):
     cloud: Cloud
     gpu: Gpu
     nvlink_gbytes_per_gpu: int = Field(gt=0)
-    fabric: Fabric
+    fabric: CloudFabric
     fabric_nics: int = Field(gt=0)
     fabric_nic_gbps: int = Field(gt=0)
     total_gbps: int = Field(gt=0)

@@ -1,18 +1,19 @@
-"""Per-cloud cluster components. Each builds the same ClusterOutputs shape."""
+"""Per-cloud cluster components. Each fills the same stack outputs (gpufabric.stack_outputs)."""
 
 from __future__ import annotations
 
 from typing import assert_never
 
-from gpufabric.catalog import InstanceType
 from gpufabric.clouds.outputs import ClusterOutputs
 from gpufabric.config import StackConfig
 from gpufabric.extras import PULUMI_SDK, require
 
 
-def build_cluster(cfg: StackConfig, itype: InstanceType) -> ClusterOutputs:
-    """Create the cluster component for the instance type's cloud. Imports only that SDK;
-    where it is not installed, one line names the extra that brings it."""
+def build_cluster(cfg: StackConfig) -> ClusterOutputs:
+    """Create the cluster component for the instance type's cloud (the catalog entry the
+    config was parsed with). Imports only that SDK; where it is not installed, one line names
+    the extra that brings it."""
+    itype = cfg.instance
     require(PULUMI_SDK[itype.cloud], f"stack {cfg.name} ({itype.name}, {itype.cloud})")
     if itype.cloud == "aws":
         from gpufabric.clouds.aws import AwsCluster, AwsClusterArgs

@@ -1,8 +1,5 @@
-"""The output shape every cloud's cluster component shares.
-
-The same five outputs on AWS, GCP and Azure, so tune-fabric.yml and the dynamic inventory
-read one shape; what differs by fabric is said by `inventory["fabric"]`, not hidden.
-"""
+"""Pulumi glue for the stack outputs contract (gpufabric.stack_outputs): one Output holding
+the whole `StackOutputs`, registered on the component and exported key by key."""
 
 from __future__ import annotations
 
@@ -13,32 +10,26 @@ from typing import Any
 import pulumi
 
 from gpufabric.catalog import InstanceType
+from gpufabric.stack_outputs import EXPORTS, StackOutputs
 
 
 @dataclass
 class ClusterOutputs:
-    nodes: pulumi.Output[dict[str, Any]]
-    """{"kind": "autoscaling-group" | "instances" | ..., "name": ..., "count": N, "instanceType": ...}"""
-    addresses: pulumi.Output[list[str]]
-    """Private fabric addresses where known at deploy time ([] for a group: see inventory)."""
-    network: pulumi.Output[dict[str, Any]]
-    """Partitions: network id, subnets by role, security groups / firewalls, placement."""
-    storage: pulumi.Output[dict[str, Any] | None]
-    """{"type", "dnsName", "mountName", "mountPoint", "mountCommand"} or None."""
-    inventory: pulumi.Output[dict[str, Any]]
-    """What the dynamic inventory needs: cloud, region, fabric, encryption, how to find nodes."""
+    outputs: pulumi.Output[StackOutputs]
+    """Built by `gpufabric.stack_outputs.build` inside one `.apply` of the component."""
+
+    def _exports(self) -> dict[str, pulumi.Output]:
+        return {name: self.outputs.apply(lambda o, n=name: o.exports()[n]) for name in EXPORTS}
 
     def register(self, component: pulumi.ComponentResource) -> None:
-        """The component's registered outputs: the same four on every cloud."""
-        component.register_outputs(
-            {name: getattr(self, name) for name in ("nodes", "network", "storage", "inventory")}
-        )
+        """The component's registered outputs: the stack's exports."""
+        component.register_outputs(self._exports())
 
     def export(self, secrets: Collection[str] = ()) -> None:
         """Export the outputs; one that holds a secret config value is exported as a secret
         (encrypted in the state, "[secret]" in `pulumi stack output`)."""
-        for name in ("nodes", "addresses", "network", "storage", "inventory"):
-            pulumi.export(name, keep_secret(getattr(self, name), secrets))
+        for name, value in self._exports().items():
+            pulumi.export(name, keep_secret(value, secrets))
 
 
 def holds(value: Any, secrets: Collection[str]) -> bool:

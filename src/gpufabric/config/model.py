@@ -10,8 +10,9 @@ import ipaddress
 import re
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictInt, field_validator, model_validator
+from pydantic import Field, PrivateAttr, StrictInt, field_validator, model_validator
 
+from gpufabric.catalog import InstanceType
 from gpufabric.config.aws import AwsSettings, FsxLustreConfig
 from gpufabric.config.azure import AzureManagedLustreConfig, AzureSettings
 from gpufabric.config.base import Cidr, ConfigModel, KmsKey
@@ -23,8 +24,8 @@ from gpufabric.config.gcp import (
 )
 from gpufabric.config.nebius import NebiusFilesystemConfig, NebiusSettings
 from gpufabric.config.oci import OciLustreConfig, OciSettings
+from gpufabric.stack_outputs import EncryptionMode
 
-EncryptionMode = Literal["provider-native", "ipsec", "none"]
 NodeGroupMode = Literal["group", "instances"]
 CapacityType = Literal["on-demand", "reservation", "capacity-block"]
 EgressMode = Literal["nat", "endpoints", "none"]
@@ -145,6 +146,14 @@ class StackConfig(ConfigModel):
     nebius: NebiusSettings = NebiusSettings()
     user_data: str | None = None
     tags: dict[str, str] = {}
+    _instance: InstanceType | None = PrivateAttr(default=None)
+
+    @property
+    def instance(self) -> InstanceType:
+        """The instance type's catalog entry, looked up once when the config was parsed."""
+        if self._instance is None:
+            raise RuntimeError("StackConfig.instance: parse the config with gpufabric.config.parse")
+        return self._instance
 
     @field_validator("cluster_name")
     @classmethod

@@ -18,6 +18,7 @@ from gpufabric.config.validate_gcp import check_gcp
 from gpufabric.config.validate_nebius import check_nebius
 from gpufabric.config.validate_oci import check_oci
 from gpufabric.errors import ConfigError
+from gpufabric.stack_outputs import encryption_problem
 
 CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure", "oci": "OCI", "nebius": "Nebius"}
 # The provider key that names the stack's region. Nebius has none (a project lives in one
@@ -39,9 +40,11 @@ CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
 
 
 def check(cfg: StackConfig) -> InstanceType:
-    """Apply every cross-field rule; returns the instance type's catalog entry."""
+    """Apply every cross-field rule; the catalog entry, looked up here once, is kept on the
+    config (`cfg.instance`) and returned."""
     itype = lookup(cfg.instance_type)
     _check_other_clouds(cfg, itype)
+    cfg._instance = itype
     _check_encryption(cfg, itype)
     if cfg.capacity.resource_group_arn is not None and itype.cloud != "aws":
         raise ConfigError(
@@ -70,13 +73,9 @@ def _check_other_clouds(cfg: StackConfig, itype: InstanceType) -> None:
 
 
 def _check_encryption(cfg: StackConfig, itype: InstanceType) -> None:
-    if cfg.encryption == "provider-native" and itype.encryption_in_transit != "native":
-        raise ConfigError(
-            "gpufabric:encryption",
-            cfg.encryption,
-            f"{itype.name} is not known to encrypt node-to-node traffic natively "
-            f"(catalog says '{itype.encryption_in_transit}'); use 'ipsec', or 'none' on purpose",
-        )
+    problem = encryption_problem(cfg.encryption, itype.name, itype.encryption_in_transit)
+    if problem:
+        raise ConfigError("gpufabric:encryption", cfg.encryption, problem)
 
 
 def _check_network(cfg: StackConfig) -> None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufabric.errors import UserError
-
-FABRICS = ("efa", "infiniband", "roce", "tcpxo", "lab")
+from gpufabric.stack_outputs import switch_problem
 
 
 def _decision(run: bool, reason: str) -> dict[str, Any]:
@@ -98,8 +97,7 @@ def fabric_mismatch(facts: dict[str, Any], fabric: str) -> str:
 
 
 def check_fabric(fabric: str) -> str:
-    if fabric not in FABRICS:
-        raise UserError(
-            f"gpufabric_fabric: {fabric!r} is not valid; use one of {', '.join(FABRICS)}"
-        )
+    problem = switch_problem("gpufabric_fabric", fabric)
+    if problem:
+        raise UserError(problem)
     return fabric

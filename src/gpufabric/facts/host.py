@@ -18,8 +18,6 @@ import yaml
 from gpufabric.facts import fi_info, ibstat, ibv_devinfo, ip_link, nvidia_smi_topo
 from gpufabric.facts.models import GpuTopology, IbDevice
 
-FABRICS = ("efa", "infiniband", "roce", "none")
-
 
 @cache
 def pci_ids() -> dict[str, Any]:

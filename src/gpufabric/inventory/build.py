@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpufabric.inventory.aws import Node
-from gpufabric.inventory.outputs import StackOutputs
+from gpufabric.discovery import Node
+from gpufabric.stack_outputs import TOPOLOGY_SOURCE, StackOutputs
 
 TARGET_GROUP = "gpu_nodes"
 
@@ -16,68 +17,41 @@ def group_name(prefix: str, raw: str) -> str:
     return f"{prefix}_" + re.sub(r"[^A-Za-z0-9_]", "_", raw).strip("_").lower()
 
 
-def inventory(outputs: StackOutputs, nodes: list[Node]) -> dict[str, Any]:
-    """Groups: gpu_nodes (the target, with the gpufabric_* switches), cluster_<name>, leaf_<id>."""
-    info = outputs.inventory
-    cluster = group_name("cluster", info.cluster)
+def inventory(outputs: StackOutputs, nodes: Sequence[Node],
+              leaf_map: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Groups: gpu_nodes (the target, with the gpufabric_* switches), cluster_<name>,
+    leaf_<id> where the leaf is known, partition_<n> on Azure.
+
+    `leaf_map` (host name or address -> leaf) wins over what discovery found."""
+    cluster = group_name("cluster", outputs.cluster.name)
     hostvars: dict[str, dict[str, Any]] = {}
-    leaves: dict[str, list[str]] = {}
+    extra: dict[str, list[str]] = {}
     for node in nodes:
-        hv: dict[str, Any] = {"ansible_host": node.address}
+        hv: dict[str, Any] = {"ansible_host": node.address, "gpufabric_node_group": node.group}
         if node.instance_id:
             hv["gpufabric_instance_id"] = node.instance_id
-        leaf = node.leaf or info.leaves.get(node.name, "") or info.leaves.get(node.address, "")
+        leaf = (leaf_map or {}).get(node.name) or (leaf_map or {}).get(node.address) or node.leaf
         if leaf:
             hv["gpufabric_leaf"] = leaf
-            leaves.setdefault(group_name("leaf", leaf), []).append(node.name)
+            extra.setdefault(group_name("leaf", leaf), []).append(node.name)
+        if node.nvlink_domain:
+            hv["gpufabric_nvlink_domain"] = node.nvlink_domain
+        if node.partition is not None:
+            hv["gpufabric_partition"] = node.partition
+            extra.setdefault(f"partition_{node.partition}", []).append(node.name)
         hostvars[node.name] = hv
     names = [n.name for n in nodes]
+    group_vars = outputs.group_vars()
+    # with every leaf known the topology role reads the inventory; else it asks the cloud
+    all_leaves = all("gpufabric_leaf" in hv for hv in hostvars.values())
+    group_vars["gpufabric_topology_source"] = (
+        "inventory" if all_leaves else TOPOLOGY_SOURCE[outputs.cluster.cloud])
     inv: dict[str, Any] = {
         "_meta": {"hostvars": hostvars},
-        "all": {"children": ["ungrouped", TARGET_GROUP, cluster, *sorted(leaves)]},
-        TARGET_GROUP: {
-            "hosts": names,
-            "vars": {
-                "gpufabric_fabric": info.fabric,
-                "gpufabric_encryption": info.encryption,
-                "gpufabric_cloud": info.cloud,
-                "gpufabric_region": info.region,
-                "gpufabric_zone": info.zone,
-                "gpufabric_cluster": info.cluster,
-                "gpufabric_instance_type": info.instance_type,
-                "gpufabric_gpus_per_node": info.gpus_per_node,
-            },
-        },
+        "all": {"children": ["ungrouped", TARGET_GROUP, cluster, *sorted(extra)]},
+        TARGET_GROUP: {"hosts": names, "vars": group_vars},
         cluster: {"hosts": names},
     }
-    for leaf, members in sorted(leaves.items()):
-        inv[leaf] = {"hosts": members}
+    for group, members in sorted(extra.items()):
+        inv[group] = {"hosts": members}
     return inv
-
-
-def from_outputs(
-    outputs: StackOutputs, *, ec2: Any = None, topology: bool = True
-) -> dict[str, Any]:
-    """Addresses from the outputs when the stack knows them, else discovery in the cloud."""
-    info = outputs.inventory
-    if outputs.addresses:
-        nodes = [
-            Node(
-                name=a, address=a, instance_id="", instance_type=info.instance_type, zone=info.zone
-            )
-            for a in outputs.addresses
-        ]
-    elif info.cloud == "aws":
-        from gpufabric.inventory import aws
-
-        nodes = aws.discover(
-            info.discovery.filters, info.discovery.hostname, info.region, topology=topology, ec2=ec2
-        )
-    else:
-        from gpufabric.errors import UserError
-
-        raise UserError(
-            f"inventory.cloud: {info.cloud!r} outputs list no addresses and node "
-            "discovery is only implemented for aws"
-        )
-    return inventory(outputs, nodes)

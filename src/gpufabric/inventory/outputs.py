@@ -1,4 +1,4 @@
-"""The stack outputs the inventory needs (src/gpufabric/clouds/outputs.py shape), validated."""
+"""Reading a stack's outputs (gpufabric.stack_outputs) from a file or the Pulumi CLI."""
 
 from __future__ import annotations
 
@@ -6,67 +6,26 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
+from gpufabric import stack_outputs
 from gpufabric.errors import UserError
-
-
-class Discovery(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    filters: dict[str, str] = Field(default_factory=dict)
-    hostname: Literal["private-ip-address", "private-dns-name", "instance-id"] = (
-        "private-ip-address"
-    )
-
-
-class InventoryInfo(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-    cloud: Literal["aws", "gcp", "azure"]
-    region: str = ""
-    zone: str = ""
-    cluster: str = Field(min_length=1)
-    instance_type: str = Field(alias="instanceType", default="")
-    fabric: Literal["efa", "infiniband", "roce", "tcpxo", "lab"]
-    encryption: Literal["provider-native", "ipsec", "none"]
-    gpus_per_node: int = Field(alias="gpusPerNode", default=0)
-    discovery: Discovery = Field(default_factory=Discovery)
-    leaves: dict[str, str] = Field(default_factory=dict)  # address/host -> leaf, where known
-
-
-class StackOutputs(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    addresses: list[str] = Field(default_factory=list)
-    inventory: InventoryInfo
-
-
-def parse(data: Any, origin: str = "stack outputs") -> StackOutputs:
-    """Validate decoded outputs; a bad or missing key is one line naming it."""
-    if not isinstance(data, dict):
-        raise UserError(f"{origin}: expected a JSON object of stack outputs")
-    try:
-        return StackOutputs.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise UserError(f"{origin}: {where}: {err['msg']}") from None
+from gpufabric.stack_outputs import StackOutputs
 
 
 def load_file(path: str | Path) -> StackOutputs:
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_bytes().decode("utf-8")
     except OSError as exc:
         raise UserError(f"outputs file {p}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"outputs file {p}: not UTF-8 text (binary?)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"outputs file {p}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    return parse(data, f"outputs file {p}")
+        raise UserError(f"outputs file {p}: not JSON ({exc.msg} at line {exc.lineno}); "
+                        "truncated?") from None
+    return stack_outputs.parse(data, f"outputs file {p}")
 
 
 def load_leaf_map(path: str | Path) -> dict[str, str]:
@@ -85,29 +44,20 @@ def load_leaf_map(path: str | Path) -> dict[str, str]:
     return {str(k): v for k, v in data.items()}
 
 
-def with_leaves(outputs: StackOutputs, leaves: dict[str, str]) -> StackOutputs:
-    """The outputs with a leaf map merged in (the map wins over the outputs' own)."""
-    info = outputs.inventory.model_copy(update={"leaves": {**outputs.inventory.leaves, **leaves}})
-    return outputs.model_copy(update={"inventory": info})
-
-
 def load_stack(stack: str, cwd: str | Path | None = None) -> StackOutputs:
-    """Run `pulumi stack output --json -s STACK` (needs the Pulumi CLI and a logged-in backend)."""
+    """Run `pulumi stack output --json --show-secrets -s STACK` (needs the Pulumi CLI and a
+    logged-in backend)."""
     pulumi = shutil.which("pulumi")
     if pulumi is None:
-        raise UserError(
-            "stack: the pulumi CLI is not installed; pass an outputs file instead "
-            "(pulumi stack output --json > outputs.json)"
-        )
-    proc = subprocess.run(
-        [pulumi, "stack", "output", "--json", "--stack", stack],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=120,
-    )
+        raise UserError("stack: the pulumi CLI is not installed; pass an outputs file instead "
+                        "(pulumi stack output --json --show-secrets > outputs.json)")
+    proc = subprocess.run([pulumi, "stack", "output", "--json", "--show-secrets", "--stack", stack],
+                          capture_output=True, text=True, cwd=cwd, check=False, timeout=120)
     if proc.returncode != 0:
         first = (proc.stderr.strip().splitlines() or ["no output"])[0]
         raise UserError(f"stack {stack}: pulumi stack output failed: {first}")
-    return parse(json.loads(proc.stdout), f"stack {stack}")
+    try:
+        data = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"stack {stack}: pulumi printed no JSON ({exc.msg})") from None
+    return stack_outputs.parse(data, f"stack {stack}")

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpufabric.errors import UserError
+from gpufabric.stack_outputs import Fabric
 
 _COND = re.compile(r"^(<=|>=|<|>|==)\s*(\d+(?:\.\d+)*)$")
 
@@ -53,7 +54,7 @@ class Plugin(_Strict):
 
 
 class Profile(_Strict):
-    fabric: str
+    fabric: Fabric
     cloud: str | None = None
     lab: bool = False
     description: str

@@ -21,7 +21,7 @@ Facts = list[tuple[str, str]]
 
 
 def fabric_summary(plan: Plan) -> Facts:
-    cloud = plan.outputs.get("inventory", {}).get("cloud", "")
+    cloud = plan.config.instance.cloud
     summarise = SUMMARIES.get(cloud)
     if summarise is None:
         return []

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.network import build_network, storage_security_group
-from gpufabric.clouds.aws.nodes import NODE_ROLE_TAG, build_nodes, build_placement
+from gpufabric.clouds.aws.nodes import build_nodes, build_placement
 from gpufabric.clouds.aws.storage import build_fsx, storage_subnet_role
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
@@ -56,54 +57,36 @@ class AwsCluster(pulumi.ComponentResource):
             subnet = net.subnet_ids[storage_subnet_role(fsx)]
             storage = build_fsx(cfg, fsx, subnet, groups, tags, self)
 
-        network = pulumi.Output.all(
+        outputs = pulumi.Output.all(
             vpc=net.vpc_id,
             subnets=pulumi.Output.all(**net.subnet_ids),
             efa=net.efa_sg.id,
             management=net.management_sg.id,
             placement=placement.group_name,
-        ).apply(
-            lambda v: {
-                "vpcId": v["vpc"],
-                "zone": cfg.zone,
-                "subnets": dict(v["subnets"]),
-                "securityGroups": {"efa": v["efa"], "management": v["management"]},
-                # source: new (created here), reservation (the reservation's own group, read
-                # at deploy time; name None when it has none) or none (a resource group)
-                "placementGroup": {
-                    "name": v["placement"],
-                    "strategy": "cluster" if v["placement"] else None,
-                    "source": placement.source,
-                },
-            }
-        )
-        inventory = pulumi.Output.from_input(
-            {
-                "cloud": "aws",
-                "region": cfg.region,
-                "zone": cfg.zone,
-                "cluster": cfg.name,
-                "instanceType": itype.name,
-                "fabric": itype.fabric,
-                "encryption": cfg.encryption,
-                "gpusPerNode": itype.gpu.count,
-                "discovery": {
-                    "filters": {
-                        f"tag:{CLUSTER_TAG}": cfg.name,
-                        f"tag:{NODE_ROLE_TAG[0]}": NODE_ROLE_TAG[1],
-                        "instance-state-name": "running",
-                    },
-                    "hostname": "private-ip-address",
-                },
-            }
-        )
-        self.outputs = ClusterOutputs(
-            nodes=nodes.description,
-            addresses=nodes.addresses,
-            network=network,
+            group=nodes.group,
             storage=storage,
-            inventory=inventory,
+        ).apply(
+            lambda v: stack_outputs.build(
+                cfg,
+                itype,
+                groups=[v["group"]],
+                network={
+                    "vpcId": v["vpc"],
+                    "zone": cfg.zone,
+                    "subnets": dict(v["subnets"]),
+                    "securityGroups": {"efa": v["efa"], "management": v["management"]},
+                    # source: new (created here), reservation (the reservation's own group,
+                    # read at deploy time; name None when it has none) or none (a resource group)
+                    "placementGroup": {
+                        "name": v["placement"],
+                        "strategy": "cluster" if v["placement"] else None,
+                        "source": placement.source,
+                    },
+                },
+                storage=v["storage"],
+            )
         )
+        self.outputs = ClusterOutputs(outputs)
         self.outputs.register(self)
 
 

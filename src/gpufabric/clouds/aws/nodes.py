@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -27,6 +26,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.efa import nic_layout
 from gpufabric.clouds.aws.network import AwsNetwork
 from gpufabric.config import StackConfig
+from gpufabric.stack_outputs import NodeGroup
 
 SSM_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
 ROOT_DEVICE = "/dev/sda1"
@@ -73,8 +73,7 @@ def build_placement(
 class AwsNodes:
     placement: AwsPlacement
     launch_template: aws.ec2.LaunchTemplate
-    description: pulumi.Output[dict[str, Any]]
-    addresses: pulumi.Output[list[str]]
+    group: pulumi.Output[NodeGroup]
 
 
 def build_nodes(
@@ -133,8 +132,8 @@ def build_nodes(
         opts=opts,
     )
     if cfg.node_group == "group":
-        return _autoscaling_group(cfg, itype, net, placement, template, node_tags, opts)
-    return _instances(cfg, itype, placement, template, opts)
+        return _autoscaling_group(cfg, net, placement, template, node_tags, opts)
+    return _instances(cfg, placement, template, opts)
 
 
 def _instance_profile(
@@ -206,7 +205,6 @@ def _user_data(cfg: StackConfig) -> str | None:
 
 def _autoscaling_group(
     cfg: StackConfig,
-    itype: InstanceType,
     net: AwsNetwork,
     placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
@@ -234,20 +232,15 @@ def _autoscaling_group(
         ],
         opts=opts,
     )
-    description = group.name.apply(
-        lambda group_name: {
-            "kind": "autoscaling-group",
-            "name": group_name,
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-        }
+    # EC2 tags every instance of the group with aws:autoscaling:groupName: discovery's link
+    described = group.name.apply(
+        lambda group_name: NodeGroup(kind="autoscaling-group", name=group_name, count=cfg.nodes)
     )
-    return AwsNodes(placement, template, description, pulumi.Output.from_input([]))
+    return AwsNodes(placement, template, described)
 
 
 def _instances(
     cfg: StackConfig,
-    itype: InstanceType,
     placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
     opts: pulumi.ResourceOptions,
@@ -263,14 +256,9 @@ def _instances(
         )
         for index in range(cfg.nodes)
     ]
-    ids = pulumi.Output.all(*[i.id for i in instances])
-    description = ids.apply(
-        lambda values: {
-            "kind": "instances",
-            "ids": list(values),
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-        }
+    described = pulumi.Output.all(*[i.id for i in instances]).apply(
+        lambda ids: NodeGroup(
+            kind="instances", name=f"{cfg.name}-node", count=cfg.nodes, members=list(ids)
+        )
     )
-    addresses = pulumi.Output.all(*[i.private_ip for i in instances]).apply(list)
-    return AwsNodes(placement, template, description, addresses)
+    return AwsNodes(placement, template, described)

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_azure_native import resources
 
+from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.azure.network import build_network, subnet_cidrs
-from gpufabric.clouds.azure.nodes import NODE_ROLE_TAG, PARTITION_TAG, build_nodes
+from gpufabric.clouds.azure.nodes import build_nodes
 from gpufabric.clouds.azure.partitions import scale_set_sizes
 from gpufabric.clouds.azure.storage import build_managed_lustre
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
@@ -58,58 +59,39 @@ class AzureCluster(pulumi.ComponentResource):
             )
 
         cidrs = subnet_cidrs(cfg)
-        network = pulumi.Output.all(
+        outputs = pulumi.Output.all(
             group=group.name,
             vnet=net.vnet.id,
             subnets=pulumi.Output.all(**{r: s.id for r, s in net.subnets.items()}),
             nsgs=pulumi.Output.all(**{r: g.id for r, g in net.security_groups.items()}),
             ppg=nodes.placement_group.name,
             nat=net.nat_gateway.id if net.nat_gateway else None,
-        ).apply(
-            lambda v: {
-                "resourceGroup": v["group"],
-                "vnetId": v["vnet"],
-                "zone": cfg.zone,
-                "subnets": dict(v["subnets"]),
-                "subnetCidrs": cidrs,
-                "securityGroups": dict(v["nsgs"]),
-                "natGateway": v["nat"],
-                "placementGroup": {
-                    "name": v["ppg"],
-                    "strategy": "proximity",
-                    "singlePlacementGroup": True,
-                },
-            }
-        )
-        inventory = pulumi.Output.all(group=group.name, description=nodes.description).apply(
-            lambda v: {
-                "cloud": "azure",
-                "region": cfg.region,
-                "zone": cfg.zone,
-                "cluster": cfg.name,
-                "instanceType": itype.name,
-                "fabric": itype.fabric,
-                "encryption": cfg.encryption,
-                "gpusPerNode": itype.gpu.count,
-                "ncclTopologyFile": itype.azure.nccl_topology_file if itype.azure else None,
-                # one scale set = one InfiniBand partition; no InfiniBand between partitions
-                "partitions": v["description"]["scaleSets"],
-                "discovery": {
-                    "resourceGroup": v["group"],
-                    "scaleSets": [s["name"] for s in v["description"]["scaleSets"]],
-                    "tags": {CLUSTER_TAG: cfg.name, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]},
-                    "partitionTag": PARTITION_TAG,
-                    "hostname": "private-ip-address",
-                },
-            }
-        )
-        self.outputs = ClusterOutputs(
-            nodes=nodes.description,
-            addresses=pulumi.Output.from_input([]),  # scale-set VMs: found by discovery
-            network=network,
+            groups=nodes.groups,
             storage=storage,
-            inventory=inventory,
+        ).apply(
+            lambda v: stack_outputs.build(
+                cfg,
+                itype,
+                groups=list(v["groups"]),
+                network={
+                    "resourceGroup": v["group"],
+                    "vnetId": v["vnet"],
+                    "zone": cfg.zone,
+                    "subnets": dict(v["subnets"]),
+                    "subnetCidrs": cidrs,
+                    "securityGroups": dict(v["nsgs"]),
+                    "natGateway": v["nat"],
+                    "placementGroup": {
+                        "name": v["ppg"],
+                        "strategy": "proximity",
+                        "singlePlacementGroup": True,
+                    },
+                },
+                storage=v["storage"],
+                resource_group=v["group"],
+            )
         )
+        self.outputs = ClusterOutputs(outputs)
         self.outputs.register(self)
 
 

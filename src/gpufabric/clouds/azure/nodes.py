@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
 
 import pulumi
 from pulumi_azure_native import compute, managedidentity
@@ -15,6 +14,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.azure.network import AzureNetwork
 from gpufabric.clouds.azure.partitions import Partition, partitions
 from gpufabric.config import StackConfig
+from gpufabric.stack_outputs import NodeGroup
 
 NODE_ROLE_TAG = ("gpufabric:role", "gpu-node")
 PARTITION_TAG = "gpufabric:ibPartition"
@@ -26,7 +26,7 @@ class AzureNodes:
     placement_group: compute.ProximityPlacementGroup
     scale_sets: list[compute.VirtualMachineScaleSet]
     partitions: list[Partition]
-    description: pulumi.Output[dict[str, Any]]
+    groups: pulumi.Output[list[NodeGroup]]
 
 
 def build_nodes(
@@ -84,18 +84,14 @@ def build_nodes(
         )
         for part in cut
     ]
-    description = pulumi.Output.all(*[s.name for s in scale_sets]).apply(
-        lambda names: {
-            "kind": "scale-sets",
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-            "scaleSets": [
-                {"name": set_name, "count": part.size, "partition": part.index}
-                for set_name, part in zip(names, cut, strict=True)
-            ],
-        }
+    # one scale set = one InfiniBand partition; no InfiniBand between partitions
+    groups = pulumi.Output.all(*[s.name for s in scale_sets]).apply(
+        lambda names: [
+            NodeGroup(kind="scale-set", name=set_name, count=part.size, partition=part.index)
+            for set_name, part in zip(names, cut, strict=True)
+        ]
     )
-    return AzureNodes(identity, placement, scale_sets, cut, description)
+    return AzureNodes(identity, placement, scale_sets, cut, groups)
 
 
 def image_reference(cfg: StackConfig) -> compute.ImageReferenceArgs:

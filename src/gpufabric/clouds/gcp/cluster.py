@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import pulumi
 
+from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import build_network, vpc_mtus
-from gpufabric.clouds.gcp.nodes import ROLE_LABEL, build_nodes, nic_layout
+from gpufabric.clouds.gcp.nodes import build_nodes, nic_layout
 from gpufabric.clouds.gcp.storage import build_storage
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
@@ -46,7 +47,7 @@ class GcpCluster(pulumi.ComponentResource):
 
         subnets = {sub.role: sub.subnet.id for sub in (net.host, net.management, *net.extra_host)}
         subnets.update({sub.role: sub.subnet.id for sub in net.gpu})
-        network = pulumi.Output.all(
+        outputs = pulumi.Output.all(
             vpc=net.host.network.id,
             networks=pulumi.Output.all(*[n.id for n in net.networks]),
             subnets=pulumi.Output.all(**subnets),
@@ -55,58 +56,37 @@ class GcpCluster(pulumi.ComponentResource):
                 *([net.roce_guard.policy.name] if net.roce_guard else []),
             ),
             placement=pulumi.Output.all(*[policy.name for policy in nodes.placement]),
-        ).apply(
-            lambda v: {
-                "vpcId": v["vpc"],
-                "zone": cfg.zone,
-                "networks": list(v["networks"]),
-                "subnets": dict(v["subnets"]),
-                "mtu": mtu,  # the GPU VPCs
-                "hostMtu": host_mtu,  # the host VPCs (Managed Lustre's network)
-                "rdmaNetworkProfile": net.roce_profile,
-                "nics": [{"subnet": s.role, "nicType": s.nic_type} for s in nic_layout(itype)],
-                "firewalls": list(v["firewalls"]),
-                "placementPolicy": {
-                    "names": list(v["placement"]),
-                    "kind": "workload-high-throughput"
-                    if cfg.node_group == "group"
-                    else "compact-collocated",
-                    # new-policies: created here; reservation: the reservation's own placement
-                    "source": nodes.placement_source,
-                },
-            }
-        )
-        inventory = pulumi.Output.from_input(
-            {
-                "cloud": "gcp",
-                "project": cfg.gcp.project,
-                "region": cfg.region,
-                "zone": cfg.zone,
-                "cluster": cfg.name,
-                "instanceType": itype.name,
-                "fabric": itype.fabric,
-                "ncclPlugin": itype.gcp.nccl_plugin,
-                "encryption": cfg.encryption,
-                "gpusPerNode": itype.gpu.count,
-                "discovery": {
-                    # filter keys as the Compute API / gcp_compute inventory filter them;
-                    # hostname: nic0's private address (the host gVNIC), as on AWS
-                    "filters": {
-                        f"labels.{CLUSTER_LABEL}": cfg.name,
-                        f"labels.{ROLE_LABEL[0]}": ROLE_LABEL[1],
-                        "status": "RUNNING",
-                    },
-                    "hostname": "private-ip-address",
-                },
-            }
-        )
-        self.outputs = ClusterOutputs(
-            nodes=nodes.description,
-            addresses=nodes.addresses,
-            network=network,
+            group=nodes.group,
             storage=storage,
-            inventory=inventory,
+        ).apply(
+            lambda v: stack_outputs.build(
+                cfg,
+                itype,
+                groups=[v["group"]],
+                network={
+                    "vpcId": v["vpc"],
+                    "zone": cfg.zone,
+                    "networks": list(v["networks"]),
+                    "subnets": dict(v["subnets"]),
+                    "mtu": mtu,  # the GPU VPCs
+                    "hostMtu": host_mtu,  # the host VPCs (Managed Lustre's network)
+                    "rdmaNetworkProfile": net.roce_profile,
+                    "nics": [{"subnet": s.role, "nicType": s.nic_type} for s in nic_layout(itype)],
+                    "firewalls": list(v["firewalls"]),
+                    "placementPolicy": {
+                        "names": list(v["placement"]),
+                        "kind": "workload-high-throughput"
+                        if cfg.node_group == "group"
+                        else "compact-collocated",
+                        # new-policies: created here; reservation: the reservation's own placement
+                        "source": nodes.placement_source,
+                    },
+                },
+                storage=v["storage"],
+                project=cfg.gcp.project,
+            )
         )
+        self.outputs = ClusterOutputs(outputs)
         self.outputs.register(self)
 
 

@@ -26,6 +26,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
 from gpufabric.config import StackConfig
 from gpufabric.config.gcp_placement import compact_placement, provisioning_model
+from gpufabric.stack_outputs import NodeGroup
 
 NicType = Literal["GVNIC", "MRDMA"]
 ROLE_LABEL = ("gpufabric-role", "gpu-node")
@@ -57,8 +58,7 @@ class GcpNodes:
     plain reservation, placed by the reservation's own policy)."""
     placement_source: str
     """new-policies | reservation"""
-    description: pulumi.Output[dict[str, Any]]
-    addresses: pulumi.Output[list[str]]
+    group: pulumi.Output[NodeGroup]
 
 
 def build_nodes(
@@ -181,16 +181,13 @@ def _managed_group(
         wait_for_instances=False,
         opts=opts,
     )
-    description = group.name.apply(
-        lambda group_name: {
-            "kind": "managed-instance-group",
-            "name": group_name,
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-            "zone": cfg.zone,
-        }
+    # each member carries metadata created-by = the group's URL: discovery's link
+    described = group.name.apply(
+        lambda group_name: NodeGroup(
+            kind="managed-instance-group", name=group_name, count=cfg.nodes
+        )
     )
-    return GcpNodes([policy], "new-policies", description, pulumi.Output.from_input([]))
+    return GcpNodes([policy], "new-policies", described)
 
 
 def _instances(
@@ -283,16 +280,9 @@ def _instances(
                 opts=opts,
             )
         )
-    description = pulumi.Output.all(*[i.name for i in instances]).apply(
-        lambda names: {
-            "kind": "instances",
-            "names": list(names),
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-            "zone": cfg.zone,
-        }
+    described = pulumi.Output.all(*[i.name for i in instances]).apply(
+        lambda names: NodeGroup(
+            kind="instances", name=f"{name}-node", count=cfg.nodes, members=list(names)
+        )
     )
-    addresses = pulumi.Output.all(
-        *[i.network_interfaces.apply(lambda nics: nics[0].network_ip or "") for i in instances]
-    ).apply(list)
-    return GcpNodes(policies, plan.source, description, addresses)
+    return GcpNodes(policies, plan.source, described)

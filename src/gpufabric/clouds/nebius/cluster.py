@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_nebius as nebius
 
+from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
-from gpufabric.clouds.nebius.nodes import NODE_ROLE_LABEL, build_nodes
+from gpufabric.clouds.nebius.nodes import build_nodes
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
 from gpufabric.config.nebius import NebiusFilesystemConfig
@@ -112,51 +113,35 @@ class NebiusCluster(pulumi.ComponentResource):
                 }
             )
         nodes = build_nodes(cfg, itype, gpu_cluster, subnet, filesystem, labels, self)
-        net_out = pulumi.Output.all(
-            network=network.id, subnet=subnet.id, gpu_cluster=gpu_cluster.id
-        ).apply(
-            lambda v: {
-                "networkId": v["network"],
-                "zone": cfg.zone,
-                "subnets": {"fabric": v["subnet"]},
-                "subnetCidrs": {"fabric": cfg.network.fabric_subnet},
-                "publicIp": cfg.nebius.public_ip,
-                # InfiniBand is the GPU cluster's, not VPC traffic
-                "placementGroup": {
-                    "kind": "gpu-cluster",
-                    "gpuClusterId": v["gpu_cluster"],
-                    "infinibandFabric": fabric,
-                },
-            }
-        )
-        inventory = gpu_cluster.id.apply(
-            lambda gcid: {
-                "cloud": "nebius",
-                "region": cfg.region,
-                "zone": cfg.zone,
-                "cluster": cfg.name,
-                "instanceType": itype.name,
-                "fabric": itype.fabric,
-                "encryption": cfg.encryption,
-                "gpusPerNode": itype.gpu.count,
-                "ncclTopologyFile": itype.nebius.nccl_topology_file if itype.nebius else None,
-                "discovery": {
-                    # `nebius compute instance list --parent-id PROJECT --format json`,
-                    # kept where spec.gpu_cluster.id is this cluster
-                    "projectId": project,
-                    "gpuClusterId": gcid,
-                    "labels": {CLUSTER_LABEL: cfg.name, NODE_ROLE_LABEL[0]: NODE_ROLE_LABEL[1]},
-                    "hostname": "private-ip-address",
-                },
-            }
-        )
-        self.outputs = ClusterOutputs(
-            nodes=nodes.description,
-            addresses=pulumi.Output.from_input([]),  # VM addresses: found by discovery
-            network=net_out,
+        outputs = pulumi.Output.all(
+            network=network.id,
+            subnet=subnet.id,
+            gpu_cluster=gpu_cluster.id,
+            group=nodes.group,
             storage=storage,
-            inventory=inventory,
+        ).apply(
+            lambda v: stack_outputs.build(
+                cfg,
+                itype,
+                groups=[v["group"]],
+                network={
+                    "networkId": v["network"],
+                    "zone": cfg.zone,
+                    "subnets": {"fabric": v["subnet"]},
+                    "subnetCidrs": {"fabric": cfg.network.fabric_subnet},
+                    "publicIp": cfg.nebius.public_ip,
+                    # InfiniBand is the GPU cluster's, not VPC traffic
+                    "placementGroup": {
+                        "kind": "gpu-cluster",
+                        "gpuClusterId": v["gpu_cluster"],
+                        "infinibandFabric": fabric,
+                    },
+                },
+                storage=v["storage"],
+                project=project,
+            )
         )
+        self.outputs = ClusterOutputs(outputs)
         self.outputs.register(self)
 
 

@@ -6,7 +6,6 @@ attached by mount tag (docs/sources.md N.2, N.4, N.5).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pulumi
 import pulumi_nebius as nebius
@@ -14,6 +13,7 @@ import pulumi_nebius as nebius
 from gpufabric.catalog import InstanceType
 from gpufabric.config import StackConfig
 from gpufabric.config.nebius import NebiusFilesystemConfig
+from gpufabric.stack_outputs import NodeGroup
 
 NODE_ROLE_LABEL = ("gpufabric-role", "gpu-node")
 # [P] docs.nebius.com/compute/storage/types: network_ssd boot disks (pulumi-nebius enum NETWORK_SSD)
@@ -23,7 +23,7 @@ BOOT_DISK_TYPE = "NETWORK_SSD"
 @dataclass
 class NebiusNodes:
     instances: list[nebius.ComputeV1Instance]
-    description: pulumi.Output[dict[str, Any]]
+    group: pulumi.Output[NodeGroup]
 
 
 def node_names(cfg: StackConfig) -> list[str]:
@@ -109,19 +109,17 @@ def build_nodes(
         )
         for name in node_names(cfg)
     ]
-    description = pulumi.Output.all(*[i.id for i in instances]).apply(
-        lambda ids: {
-            "kind": "instances",
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-            "platform": itype.nebius.platform if itype.nebius else None,
-            "preset": itype.nebius.preset if itype.nebius else None,
-            "instances": [
-                {"name": name, "id": iid} for name, iid in zip(node_names(cfg), ids, strict=True)
-            ],
-        }
+    # the VMs by name; `id` = the GPU cluster they must sit in
+    group = gpu_cluster.id.apply(
+        lambda cluster_id: NodeGroup(
+            kind="instances",
+            name=f"{cfg.name}-nodes",
+            count=cfg.nodes,
+            members=node_names(cfg),
+            id=cluster_id,
+        )
     )
-    return NebiusNodes(instances, description)
+    return NebiusNodes(instances, group)
 
 
 def cloud_init(cfg: StackConfig) -> str:

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import pulumi
 
+from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.network import build_network
-from gpufabric.clouds.oci.nodes import NODE_ROLE_TAG, RDMA_PLUGINS, build_nodes
+from gpufabric.clouds.oci.nodes import RDMA_PLUGINS, build_nodes
 from gpufabric.clouds.oci.storage import build_lustre
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
@@ -46,67 +47,48 @@ class OciCluster(pulumi.ComponentResource):
             storage = build_lustre(
                 cfg, cfg.storage, compartment, net.subnets["storage"], tags, self
             )
-        network = pulumi.Output.all(
+        outputs = pulumi.Output.all(
             vcn=net.vcn.id,
             subnets=pulumi.Output.all(**{r: s.id for r, s in net.subnets.items()}),
             lists=pulumi.Output.all(**{r: s.id for r, s in net.security_lists.items()}),
             nat=net.nat_gateway.id if net.nat_gateway else None,
-            description=nodes.description,
-        ).apply(
-            lambda v: {
-                "vcnId": v["vcn"],
-                "zone": cfg.zone,
-                "subnets": dict(v["subnets"]),
-                "subnetCidrs": {
-                    "fabric": cfg.network.fabric_subnet,
-                    "storage": cfg.network.storage_subnet,
-                    "management": cfg.network.management_subnet,
-                },
-                "securityLists": dict(v["lists"]),
-                "natGateway": v["nat"],
-                # the RDMA network is the cluster network's, not the VCN's
-                "rdma": {
-                    "clusterNetworkId": v["description"]["clusterNetworkId"],
-                    "hcas": list(itype.oci.rdma_hcas) if itype.oci else [],
-                    "agentPlugins": list(RDMA_PLUGINS),
-                },
-                "placementGroup": {
-                    "kind": "cluster-network",
-                    "availabilityDomain": cfg.zone,
-                    "hpcIslandId": cfg.oci.hpc_island_id,
-                    "networkBlockIds": list(cfg.oci.network_block_ids),
-                },
-            }
-        )
-        inventory = nodes.description.apply(
-            lambda d: {
-                "cloud": "oci",
-                "region": cfg.region,
-                "zone": cfg.zone,
-                "cluster": cfg.name,
-                "instanceType": itype.name,
-                "fabric": itype.fabric,
-                "encryption": cfg.encryption,
-                "gpusPerNode": itype.gpu.count,
-                "discovery": {
-                    # `oci compute-management instance-pool list-instances` + the VNICs'
-                    # private IPs (eth0, the front end)
-                    "compartmentId": compartment,
-                    "instancePoolId": d["instancePoolId"],
-                    "clusterNetworkId": d["clusterNetworkId"],
-                    "availabilityDomain": cfg.zone,
-                    "tags": {CLUSTER_TAG: cfg.name, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]},
-                    "hostname": "private-ip-address",
-                },
-            }
-        )
-        self.outputs = ClusterOutputs(
-            nodes=nodes.description,
-            addresses=pulumi.Output.from_input([]),  # pool instances: found by discovery
-            network=network,
+            cluster_network=nodes.cluster_network.id,
+            group=nodes.group,
             storage=storage,
-            inventory=inventory,
+        ).apply(
+            lambda v: stack_outputs.build(
+                cfg,
+                itype,
+                groups=[v["group"]],
+                network={
+                    "vcnId": v["vcn"],
+                    "zone": cfg.zone,
+                    "subnets": dict(v["subnets"]),
+                    "subnetCidrs": {
+                        "fabric": cfg.network.fabric_subnet,
+                        "storage": cfg.network.storage_subnet,
+                        "management": cfg.network.management_subnet,
+                    },
+                    "securityLists": dict(v["lists"]),
+                    "natGateway": v["nat"],
+                    # the RDMA network is the cluster network's, not the VCN's
+                    "rdma": {
+                        "clusterNetworkId": v["cluster_network"],
+                        "hcas": list(itype.oci.rdma_hcas) if itype.oci else [],
+                        "agentPlugins": list(RDMA_PLUGINS),
+                    },
+                    "placementGroup": {
+                        "kind": "cluster-network",
+                        "availabilityDomain": cfg.zone,
+                        "hpcIslandId": cfg.oci.hpc_island_id,
+                        "networkBlockIds": list(cfg.oci.network_block_ids),
+                    },
+                },
+                storage=v["storage"],
+                compartment=compartment,
+            )
         )
+        self.outputs = ClusterOutputs(outputs)
         self.outputs.register(self)
 
 

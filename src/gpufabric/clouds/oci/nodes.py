@@ -15,6 +15,7 @@ import pulumi_oci as oci
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.network import OciNetwork
 from gpufabric.config import StackConfig
+from gpufabric.stack_outputs import NodeGroup
 
 # Oracle Cloud Agent plugins RDMA needs on GPU shapes ([P] oracle-quickstart/oci-hpc
 # cluster-network-configuration.tf; docs/sources.md O.1)
@@ -30,7 +31,7 @@ NODE_ROLE_TAG = ("gpufabric-role", "gpu-node")
 class OciNodes:
     configuration: oci.core.InstanceConfiguration
     cluster_network: oci.core.ClusterNetwork
-    description: pulumi.Output[dict[str, Any]]
+    group: pulumi.Output[NodeGroup]
 
 
 def build_nodes(
@@ -84,22 +85,13 @@ def build_nodes(
         freeform_tags=node_tags,
         opts=opts,
     )
-    description = pulumi.Output.all(
-        cn=cluster_network.id, pools=cluster_network.instance_pools
-    ).apply(
-        lambda v: {
-            "kind": "cluster-network",
-            "name": f"{name}-cn",
-            "clusterNetworkId": v["cn"],
-            "instancePoolId": _pool_id(v["pools"]),
-            "count": cfg.nodes,
-            "instanceType": itype.name,
-            "availabilityDomain": cfg.zone,
-            "hpcIslandId": island,
-            "networkBlockIds": list(cfg.oci.network_block_ids),
-        }
+    # the cluster network's one instance pool: discovery lists its instances
+    group = pulumi.Output.all(pools=cluster_network.instance_pools).apply(
+        lambda v: NodeGroup(
+            kind="cluster-network", name=f"{name}-cn", count=cfg.nodes, id=_pool_id(v["pools"])
+        )
     )
-    return OciNodes(configuration, cluster_network, description)
+    return OciNodes(configuration, cluster_network, group)
 
 
 def _pool_id(pools: Any) -> str | None:

@@ -10,13 +10,12 @@ is the NVLink domain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpufabric.discovery.aws import Ec2, instances
 from gpufabric.errors import UserError
 from gpufabric.topology.model import Host, Topology
-
-MAX_IDS_PER_CALL = 100  # DescribeInstanceTopology: at most 100 explicit instance ids
 
 
 def _instances(data: Any, origin: str) -> list[dict[str, Any]]:
@@ -90,59 +89,6 @@ def parse(
     return Topology(tuple(hosts), source=origin, skipped=tuple(skipped), unplaced=tuple(unplaced))
 
 
-def chunks(ids: Sequence[str], size: int = MAX_IDS_PER_CALL) -> list[list[str]]:
-    return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
-
-
-def describe_instance_topology(
-    client: Any,
-    instance_ids: Sequence[str] | None = None,
-    filters: Sequence[Mapping[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
-    """All pages of DescribeInstanceTopology, at most 100 instance ids per call."""
-    pages: list[dict[str, Any]] = []
-    base: dict[str, Any] = {"Filters": list(filters)} if filters else {}
-    requests = (
-        [{**base, "InstanceIds": chunk} for chunk in chunks(instance_ids)]
-        if instance_ids
-        else [base]
-    )
-    for request in requests:
-        token: str | None = None
-        while True:
-            call = dict(request)
-            if token:
-                call["NextToken"] = token
-            page = client.describe_instance_topology(**call)
-            page.pop("ResponseMetadata", None)
-            pages.append(page)
-            token = page.get("NextToken")
-            if not token:
-                break
-    return pages
-
-
-def private_dns_names(client: Any, instance_ids: Iterable[str]) -> dict[str, str]:
-    """Instance id -> short private DNS name (`ip-10-1-2-3`), via DescribeInstances."""
-    out: dict[str, str] = {}
-    for chunk in chunks(list(instance_ids)):
-        token: str | None = None
-        while True:
-            call: dict[str, Any] = {"InstanceIds": chunk}
-            if token:
-                call["NextToken"] = token
-            page = client.describe_instances(**call)
-            for reservation in page.get("Reservations", []):
-                for inst in reservation.get("Instances", []):
-                    dns = inst.get("PrivateDnsName") or ""
-                    if dns:
-                        out[inst["InstanceId"]] = dns.split(".", 1)[0]
-            token = page.get("NextToken")
-            if not token:
-                break
-    return out
-
-
 def discover(
     client: Any,
     instance_ids: Sequence[str] | None = None,
@@ -150,15 +96,14 @@ def discover(
     names: Mapping[str, str] | None = None,
     name_by: str = "instance-id",
 ) -> Topology:
-    """Live discovery with a boto3 EC2 client (needs ec2:DescribeInstanceTopology and, for
-    `name_by="private-dns"`, ec2:DescribeInstances)."""
-    from botocore.exceptions import BotoCoreError, ClientError  # with the client's boto3
-
-    try:
-        pages = describe_instance_topology(client, instance_ids, filters)
-        if names is None and name_by == "private-dns":
-            ids = [i["InstanceId"] for i in _instances(pages, "aws")]
-            names = private_dns_names(client, ids)
-    except (BotoCoreError, ClientError) as exc:  # no credentials, denied, bad region...
-        raise UserError(f"aws: DescribeInstanceTopology failed: {exc}") from None
+    """Live discovery through the project's one EC2 client (gpufabric.discovery.aws.Ec2; a
+    boto3 client is wrapped in it). Needs ec2:DescribeInstanceTopology and, for
+    `name_by="private-dns"`, ec2:DescribeInstances."""
+    ec2 = client if isinstance(client, Ec2) else Ec2(client.meta.region_name, client)
+    pages = ec2.describe_instance_topology(instance_ids or (), filters or ())
+    if names is None and name_by == "private-dns":
+        ids = [i["InstanceId"] for i in _instances(pages, "aws")]
+        doc = ec2.describe_instances(instance_ids=ids) if ids else {"Reservations": []}
+        names = {i["InstanceId"]: str(i.get("PrivateDnsName") or "").split(".", 1)[0]
+                 for i in instances(doc, "aws") if i.get("PrivateDnsName")}
     return parse(pages, names, origin="aws")
