@@ -59,14 +59,11 @@ options:
 """
 
 EXAMPLES = r"""
-# inventory/aws-h100.gpufabric_pulumi.yml: live (Pulumi CLI and AWS credentials)
-plugin: gpufabric_pulumi
-stack: aws-h100
-
-# offline: saved outputs and saved CLI output
+# aws-h100.gpufabric_pulumi.yml, offline: saved outputs and saved CLI output.
+# Live (the Pulumi CLI and the cloud's credentials): `stack: aws-h100` and no discovery_file.
 plugin: gpufabric_pulumi
 outputs_file: aws-h100.outputs.json
-discovery_file: [describe-instances.json]
+discovery_file: [describe-instances.json, describe-instance-topology.json]
 """
 
 

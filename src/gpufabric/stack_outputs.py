@@ -195,9 +195,9 @@ def build(cfg: Any, itype: Any, *, groups: list[NodeGroup], network: Mapping[str
         return StackOutputs(
             cluster=Cluster(
                 cloud=itype.cloud, name=cfg.name, stack=cfg.stack, region=cfg.region,
-                zone=cfg.zone, instance_type=itype.name, fabric=itype.fabric,
+                zone=cfg.zone, instanceType=itype.name, fabric=itype.fabric,
                 encryption=cfg.encryption,
-                project=project, resource_group=resource_group, compartment=compartment,
+                project=project, resourceGroup=resource_group, compartment=compartment,
             ),
             nodes=Nodes(count=sum(g.count for g in groups), groups=groups),
             network=dict(network),
