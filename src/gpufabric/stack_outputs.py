@@ -55,12 +55,12 @@ CLOUD_FABRICS: tuple[str, ...] = get_args(CloudFabric)
 FABRICS: tuple[str, ...] = get_args(Fabric)
 ENCRYPTION_MODES: tuple[str, ...] = get_args(EncryptionMode)
 
-TOPOLOGY_SOURCE: dict[str, str] = {"aws": "aws", "gcp": "gcp", "azure": "ib", "nebius": "ib",
-                                   "oci": "inventory"}
+TOPOLOGY_SOURCE: dict[str, str] = {"aws": "aws", "gcp": "gcp", "azure": "ib", "oci": "oci",
+                                   "nebius": "nebius"}
 """Where the topology role asks for the network topology of a cloud's nodes when the inventory
-does not know every leaf: DescribeInstanceTopology, the GCP metadata server's physical_host,
-ibnetdiscover on the InfiniBand fabric (Azure and Nebius expose no switch topology); OCI's
-RoCE cluster network has neither, so the inventory (a leaf map) is the only source."""
+does not know every leaf (topology_source): DescribeInstanceTopology, the GCP metadata
+server's physical_host, ibnetdiscover on the InfiniBand fabric (Azure exposes no switch
+topology), OCI's rdmaTopologyData and Nebius's instance-data metadata."""
 
 SWITCHES: dict[str, tuple[str, ...]] = {
     "gpufabric_fabric": FABRICS,

@@ -16,9 +16,11 @@ from gpufabric.errors import UserError
 from gpufabric.nccl.gate.thresholds import thresholds
 from gpufabric.stack_outputs import (
     CLOUD_FABRICS,
+    CLOUDS,
     ENCRYPTION_MODES,
     EXPORTS,
     FABRICS,
+    TOPOLOGY_SOURCE,
     encryption_problem,
     parse,
     switch_problem,
@@ -49,6 +51,10 @@ def test_the_spelled_list_check_catches_a_copy() -> None:
     assert _spelled_lists("that: x in ['efa', 'infiniband', 'roce', 'tcpxo', 'lab']")
     assert _spelled_lists("choices: [provider-native, ipsec, none]")
     assert not _spelled_lists("when: gpufabric_fabric in ['infiniband', 'roce']")  # a decision
+
+
+def test_every_cloud_has_a_topology_source() -> None:
+    assert set(TOPOLOGY_SOURCE) == set(CLOUDS)
 
 
 def test_lists_are_the_catalogs_and_the_gates() -> None:

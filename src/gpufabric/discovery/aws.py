@@ -17,6 +17,7 @@ from typing import Any
 
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
+from gpufabric.extras import require
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
 
 GROUP_TAG = "aws:autoscaling:groupName"
@@ -32,6 +33,7 @@ class Ec2:
 
     def __init__(self, region: str, client: Any = None) -> None:
         if client is None:
+            require("boto3", "AWS node discovery")
             import boto3  # only when really talking to AWS
 
             client = boto3.client("ec2", region_name=region)

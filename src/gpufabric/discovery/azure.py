@@ -25,6 +25,7 @@ from typing import Any
 
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
+from gpufabric.extras import require
 from gpufabric.stack_outputs import StackOutputs
 
 _VM_ID = re.compile(r"/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Compute/"
@@ -42,14 +43,12 @@ class Azure:
             if not subscription:
                 raise UserError("azure discovery: set AZURE_SUBSCRIPTION_ID (the subscription "
                                 "holding the stack)")
-            try:
-                from azure.identity import DefaultAzureCredential
-                from azure.mgmt.compute import ComputeManagementClient
-                from azure.mgmt.network import NetworkManagementClient
-            except ImportError as exc:
-                raise UserError(f"azure discovery needs azure-identity, azure-mgmt-compute and "
-                                f"azure-mgmt-network ({exc}); install the project with its "
-                                "azure extra") from None
+            for module in ("azure.identity", "azure.mgmt.compute", "azure.mgmt.network"):
+                require(module, "Azure node discovery")
+            from azure.identity import DefaultAzureCredential
+            from azure.mgmt.compute import ComputeManagementClient
+            from azure.mgmt.network import NetworkManagementClient
+
             credential = DefaultAzureCredential()
             compute = compute or ComputeManagementClient(credential, subscription)
             network = network or NetworkManagementClient(credential, subscription)

@@ -19,6 +19,7 @@ from typing import Any
 
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
+from gpufabric.extras import require
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
 from gpufabric.topology.sources.gcp import path_from_topology
 
@@ -28,11 +29,9 @@ class Compute:
 
     def __init__(self, project: str, zone: str, instances: Any = None, groups: Any = None) -> None:
         if instances is None or groups is None:
-            try:
-                from google.cloud import compute_v1
-            except ImportError as exc:
-                raise UserError(f"gcp discovery needs google-cloud-compute ({exc}); install the "
-                                "project with its gcp extra") from None
+            require("google.cloud.compute_v1", "GCP node discovery")
+            from google.cloud import compute_v1
+
             instances = instances or compute_v1.InstancesClient()
             groups = groups or compute_v1.InstanceGroupManagersClient()
         self.instances_client, self.groups_client = instances, groups
