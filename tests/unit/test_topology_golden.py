@@ -14,7 +14,7 @@ from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
-from gpufabric.topology.model import Topology
+from gpufabric.topology.model import Topology, level_names
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
 from gpufabric.topology.sources import aws
@@ -23,6 +23,54 @@ from gpufabric.topology.synthetic import synthetic
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 GOLDEN = HERE / "golden" / "topology_outputs.json"
+
+
+def _named(t: Topology, names: dict[str, str]) -> Topology:
+    from gpufabric.topology.model import apply_names
+
+    return apply_names(t, names)
+
+
+def _extra() -> dict[str, Topology]:
+    """Topologies that exercise names files, labels, skipped and unplaced nodes, NVLink domains
+    and trees deeper than 4 levels."""
+    from gpufabric.topology.model import Host
+
+    hosts = tuple(
+        Host(
+            f"n{i}",
+            ("core", f"spine{i // 12}", f"agg{i // 6}", f"agg{i // 6}x", f"leaf{i // 3}"),
+            nvlink_domain=f"nvl{i // 4}",
+            instance_id=f"i-{i:03d}",
+        )
+        for i in range(24)
+    )
+    deep = Topology(hosts, source="deep", labels={"core": "the core", "leaf0": "rack A ToR"})
+    pages = [
+        {
+            "Instances": [
+                {
+                    "InstanceId": f"i-{k}",
+                    "NetworkNodes": ["a", f"b{k % 2}", f"c{k % 4}"],
+                    "CapacityBlockId": f"cb{k // 4}",
+                    "InstanceType": "p6e-gb200.36xlarge",
+                }
+                for k in range(8)
+            ]
+            + [{"InstanceId": "i-9", "NetworkNodes": []}]
+        },
+        {"Instances": [{"InstanceId": "i-8", "NetworkNodes": ["a", "b0", "c0"]}], "NextToken": "x"},
+    ]
+    names = {f"i-{k}": f"gpu-{k:02d}" for k in (0, 1, 2, 3, 4, 5, 6, 8, 9)}
+    return {
+        "deep 5 levels, labels, nvlink": deep,
+        "deep renamed by instance id": _named(
+            deep, {f"i-{i:03d}": f"node-{i}" for i in range(0, 24, 2)}
+        ),
+        "aws named, unplaced, missing pages": aws.parse(pages, names),
+        "aws unnamed, unplaced": aws.parse(pages),
+        "synthetic 3 levels nvlink": synthetic(36, levels=3, nvlink=4, seed=5),
+    }
 
 
 def _topologies() -> dict[str, Topology]:
@@ -38,6 +86,7 @@ def _topologies() -> dict[str, Topology]:
         "synthetic 4 levels": synthetic(40, levels=4, seed=2),
         "synthetic 2 levels": synthetic(12, levels=2, seed=3),
     }
+    out.update(_extra())
     return out
 
 
@@ -52,7 +101,11 @@ def _outputs(t: Topology) -> dict[str, Any]:
     ring = topology_order(t)
     layout = Parallelism(tp=8, pp=2, gpus_per_node=8) if len(t.hosts) % 2 == 0 else None
     out: dict[str, Any] = {
+        "levels": list(level_names(t.depth)),
+        "skipped": [list(x) for x in t.skipped],
+        "unplaced": list(t.unplaced),
         "slurm-tree": slurm.tree_conf(t),
+        "slurm-block sizes 1": _try(lambda: slurm.block_conf(t, [1, 2, 4])),
         "slurm-block": _try(lambda: slurm.block_conf(t)),
         "slurm-yaml": _try(lambda: slurm.topology_yaml(t)),
         "order": [h.name for h in ring],

@@ -255,3 +255,118 @@ def test_gpus_per_node_zero_is_named_as_itself(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "--gpus-per-node" in proc.stderr and "--slots" not in proc.stderr
+
+
+class _FakeEc2:
+    """Answers DescribeInstanceTopology / DescribeInstances from tables, in pages, and records
+    every call (the shape of the calls is what is under test)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def describe_instance_topology(self, **call: Any) -> dict[str, Any]:
+        self.calls.append(("topology", call))
+        ids = call.get("InstanceIds") or ["i-a", "i-b"]
+        if call.get("NextToken") is None:
+            return {
+                "Instances": [{"InstanceId": ids[0], "NetworkNodes": ["x", "y", "z"]}],
+                "NextToken": "more",
+                "ResponseMetadata": {"RequestId": "r"},
+            }
+        return {"Instances": [{"InstanceId": i, "NetworkNodes": ["x", "y", "w"]} for i in ids[1:]]}
+
+    def describe_instances(self, **call: Any) -> dict[str, Any]:
+        self.calls.append(("instances", call))
+        ids = call["InstanceIds"]
+        if call.get("NextToken") is None:
+            first = {"InstanceId": ids[0], "PrivateDnsName": f"ip-{ids[0]}.ec2.internal"}
+            return {"Reservations": [{"Instances": [first]}], "NextToken": "p2"}
+        rest = [{"InstanceId": i, "PrivateDnsName": ""} for i in ids[1:2]]
+        rest += [{"InstanceId": i, "PrivateDnsName": f"ip-{i}.ec2.internal"} for i in ids[2:]]
+        return {"Reservations": [{"Instances": rest}]}
+
+
+def test_live_discovery_follows_every_page_and_names_by_private_dns() -> None:
+    client = _FakeEc2()
+    filters = [{"Name": "instance-type", "Values": ["p5.48xlarge"]}]
+    t = aws.discover(client, None, filters, name_by="private-dns")
+    assert client.calls[0] == ("topology", {"Filters": filters})
+    assert client.calls[1] == ("topology", {"Filters": filters, "NextToken": "more"})
+    assert client.calls[2] == ("instances", {"InstanceIds": ["i-a", "i-b"]})
+    assert client.calls[3] == ("instances", {"InstanceIds": ["i-a", "i-b"], "NextToken": "p2"})
+    # i-b has no private DNS name: left out of the names map, so left out of the topology
+    assert [h.name for h in t.hosts] == ["ip-i-a"]
+    assert t.skipped == (("i-b", "not in the names map"),)
+
+
+def test_live_discovery_by_instance_id_in_chunks_of_100() -> None:
+    client = _FakeEc2()
+    ids = [f"i-{n:03d}" for n in range(201)]
+    t = aws.discover(client, ids)
+    sent = [c["InstanceIds"] for kind, c in client.calls if kind == "topology"]
+    assert [len(s) for s in sent] == [100, 100, 100, 100, 1, 1]
+    assert sent[0] == ids[:100] and sent[2] == ids[100:200] and sent[4] == ids[200:]
+    assert len(t.hosts) == 201 and all(h.name == h.instance_id for h in t.hosts)
+    assert "ResponseMetadata" not in str(t)
+
+
+def test_private_dns_names_keep_the_short_name() -> None:
+    names = aws.private_dns_names(_FakeEc2(), ["i-a", "i-b", "i-c"])
+    assert names == {"i-a": "ip-i-a", "i-c": "ip-i-c"}
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [("Bad_Name", "not a DNS-1123 subdomain"), ("x" * 254, "not a DNS-1123 subdomain")],
+)
+def test_kueue_topology_name_is_checked(name: str, words: str) -> None:
+    t = Topology((Host("n1", ("s", "l1")),))
+    with pytest.raises(UserError, match=words):
+        other.kueue_topology(t, name=name)
+    assert "name: " + "a" * 253 in other.kueue_topology(t, name="a" * 253)
+
+
+def test_kueue_topology_has_at_most_16_levels() -> None:
+    path15 = tuple(f"s{i}" for i in range(15))
+    ok = Topology((Host("n1", path15),))
+    levels = yaml.safe_load(other.kueue_topology(ok))["spec"]["levels"]
+    assert len(levels) == 16
+    too_deep = Topology((Host("n1", (*path15, "s15")),))
+    with pytest.raises(UserError, match="at most 16 levels; this one needs 17"):
+        other.kueue_topology(too_deep)
+
+
+@pytest.mark.parametrize(
+    ("style", "slots", "words"), [("pbs", 8, "--hostfile-style 'pbs'"), ("plain", 0, "--slots 0")]
+)
+def test_hostfile_refuses_bad_style_and_slots(style: str, slots: int, words: str) -> None:
+    t = Topology((Host("n1", ("s", "l1")),))
+    with pytest.raises(UserError, match=words):
+        other.hostfile(t.hosts, style, slots)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "words"),
+    [
+        ([0], "not a positive size"),
+        ([8], "larger than the smallest block"),
+        ([2, 3], "3 after 2"),
+        ([2, 2], "2 after 2"),
+        ([2, 6], "6 after 2"),
+    ],
+)
+def test_requested_block_sizes_follow_slurm_rules(sizes: list[int], words: str) -> None:
+    with pytest.raises(UserError, match=words):
+        slurm.block_sizes([4, 4, 4, 4], sizes)
+    assert slurm.block_sizes([4, 4, 4, 4], [1, 2, 8]) == [1, 2, 8]
+    assert slurm.block_sizes([4, 4, 4, 4]) == [4, 8, 16]
+    assert slurm.block_sizes([3, 4, 4]) == [3, 6]
+
+
+def test_level_names_for_every_depth() -> None:
+    from gpufabric.topology.model import level_names
+
+    assert level_names(1) == ("leaf",)
+    assert level_names(2) == ("spine", "leaf")
+    assert level_names(4) == ("core", "spine", "aggregation", "leaf")
+    assert level_names(6) == ("layer1", "layer2", "layer3", "spine", "aggregation", "leaf")
