@@ -80,7 +80,10 @@ EDGES: list[tuple[str, dict[str, Any]]] = [
     (
         "vpc endpoints",
         {
-            "gpufabric:aws": {"existingVpcId": "vpc-0123456789abcdef0"},
+            "gpufabric:aws": {
+                "existingVpcId": "vpc-0123456789abcdef0",
+                "organizationId": "o-a1b2c3d4e5",
+            },
             "gpufabric:network": {"egress": "endpoints"},
         },
     ),
@@ -105,7 +108,11 @@ def _stack_file(data: bytes) -> str:
 def _actual() -> dict[str, str]:
     out: dict[str, str] = {}
     for module in (
-        test_config_aws, test_config_gcp, test_config_azure, test_config_oci, test_config_nebius
+        test_config_aws,
+        test_config_gcp,
+        test_config_azure,
+        test_config_oci,
+        test_config_nebius,
     ):
         name = module.__name__.rsplit("_", 1)[-1]
         for case, override, _key, _words in module.BAD:
