@@ -6,21 +6,34 @@ Ansible's own types (and the bisection state it returns is a fresh object each r
 
 from __future__ import annotations
 
-import importlib
+import functools
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ansible.errors import AnsibleFilterError
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def _lib(module: str) -> Any:
-    try:
-        return importlib.import_module(f"gpufabric.{module}")
-    except ImportError as exc:
-        raise AnsibleFilterError(
-            f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
-            "project's venv (.venv/bin/ansible-playbook)"
-        ) from None
+
+def _user(fn: F) -> F:
+    """UserError -> one-line AnsibleFilterError; no gpufabric library -> say which Python."""
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            from gpufabric.errors import UserError
+        except ImportError as exc:
+            raise AnsibleFilterError(
+                f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
+                "project's venv (.venv/bin/ansible-playbook)"
+            ) from None
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            raise AnsibleFilterError(str(exc)) from None
+
+    return wrapped  # type: ignore[return-value]
 
 
 def _plain(value: Any) -> Any:
@@ -34,14 +47,7 @@ def _hostvar(hostvars: Any, host: str, name: str, default: Any = None) -> Any:
         return default
 
 
-def _call(module: str, func: str, *args: Any, **kwargs: Any) -> Any:
-    errors = _lib("errors")
-    try:
-        return getattr(_lib(module), func)(*args, **kwargs)
-    except errors.UserError as exc:
-        raise AnsibleFilterError(str(exc)) from None
-
-
+@_user
 def checks(
     hostvars: Any, hosts: list[str], fabric: str, instance_type: str = "", mtu: int = 0
 ) -> dict[str, Any]:
@@ -55,33 +61,42 @@ def checks(
         except ValueError:
             continue  # no answer: reported as unreachable
         facts[h] = _hostvar(hostvars, h, "gpufabric_facts") or {}
-    exp = _call(
-        "health.expect", "expected", str(fabric), str(instance_type or ""), int(mtu) or None
-    )
-    return _call("health.checks", "check_hosts", raws, facts, exp)
+    from gpufabric.health.checks import check_hosts
+    from gpufabric.health.expect import expected
+
+    exp = expected(str(fabric), str(instance_type or ""), int(mtu) or None)
+    return check_hosts(raws, facts, exp)
 
 
+@_user
 def start(step1: dict[str, Any], expected_gbps: float = 0, fraction: float = 0.7) -> dict[str, Any]:
     """The bisection over every host that answered step 1 (hosts bad in step 1 still carry
     traffic: they can still prove others good, and a slow link is worth naming too)."""
     ok = list(_plain(step1))
-    limits = _call("health.judge", "Limits", float(expected_gbps) or None, float(fraction))
-    return _call("health.bisect", "start", ok, limits)
+    from gpufabric.health import bisect, judge
+
+    limits = judge.Limits(float(expected_gbps) or None, float(fraction))
+    return bisect.start(ok, limits)
 
 
+@_user
 def plan(state: dict[str, Any]) -> dict[str, Any]:
+    from gpufabric.health import bisect
+
     st = _plain(state)
-    _call("health.bisect", "plan", st)
+    bisect.plan(st)
     return st
 
 
+@_user
 def commands(
     state: dict[str, Any], tool: str, hostvars: Any, options: dict[str, Any]
 ) -> dict[str, Any]:
     """Host -> the argv lists it runs this round."""
     tests = _plain(state)["pending"]
     opts = _plain(options)
-    traffic = _lib("health.traffic")
+    from gpufabric.health import traffic
+
     if tool == "iperf3":
         hosts = {h for t in tests for h in t["hosts"]}
         addresses = {h: str(_hostvar(hostvars, h, "ansible_host", h)) for h in hosts}
@@ -107,22 +122,25 @@ def commands(
     )
 
 
+@_user
 def record(
     state: dict[str, Any], tool: str, hostvars: Any, options: dict[str, Any]
 ) -> dict[str, Any]:
     """Judge this round from every host's registered command outputs."""
     st = _plain(state)
     opts = _plain(options)
-    traffic = _lib("health.traffic")
+    from gpufabric.health import bisect, traffic
+
     hosts = {h for t in st["pending"] for h in t["hosts"]}
     outputs = {h: traffic.outputs_of(_hostvar(hostvars, h, "__fabric_health_out")) for h in hosts}
     if tool == "iperf3":
         results = traffic.iperf3_results(st["pending"], outputs, float(opts["interval"]))
     else:
         results = traffic.nccl_results(st["pending"], outputs, int(opts["repeats"]))
-    return _call("health.bisect", "record", st, results)
+    return bisect.record(st, results)
 
 
+@_user
 def report(
     hosts: list[str],
     step1: dict[str, Any],
@@ -130,9 +148,9 @@ def report(
     actions: list[dict[str, Any]] | None = None,
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return _call(
-        "health.report",
-        "build",
+    from gpufabric.health.report import build
+
+    return build(
         _plain(hosts),
         _plain(step1),
         _plain(state),
@@ -141,33 +159,45 @@ def report(
     )
 
 
+@_user
 def slurm_actions(rep: dict[str, Any], scontrol_text: str, prefix: str) -> list[dict[str, Any]]:
-    act = _lib("health.act")
+    from gpufabric.health import act
+
     return act.plan_slurm(
         _plain(rep)["hosts"], act.parse_scontrol_nodes(str(scontrol_text)), str(prefix)
     )
 
 
+@_user
 def slurm_unapplied(actions: list[dict[str, Any]], scontrol_text: str) -> list[str]:
-    act = _lib("health.act")
+    from gpufabric.health import act
+
     return act.slurm_unapplied(_plain(actions), act.parse_scontrol_nodes(str(scontrol_text)))
 
 
+@_user
 def k8s_actions(
     rep: dict[str, Any], kubectl_json: str, kubectl: str, key: str
 ) -> list[dict[str, Any]]:
-    act = _lib("health.act")
+    from gpufabric.health import act
+
     return act.plan_k8s(
         _plain(rep)["hosts"], act.parse_kubectl_nodes(str(kubectl_json)), str(kubectl), str(key)
     )
 
 
+@_user
 def html(rep: dict[str, Any]) -> str:
-    return _call("health.report", "render_html", _plain(rep))
+    from gpufabric.health.report import render_html
+
+    return render_html(_plain(rep))
 
 
+@_user
 def text(rep: dict[str, Any]) -> str:
-    return _call("health.report", "text", _plain(rep))
+    from gpufabric.health.report import text as report_text
+
+    return report_text(_plain(rep))
 
 
 class FilterModule:

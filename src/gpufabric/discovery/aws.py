@@ -3,7 +3,7 @@
 Linkage: EC2 tags every instance an Auto Scaling group launches with `aws:autoscaling:groupName`
 = the group's name; individual instances are the ids the outputs list. Host name: the short
 private DNS name (`ip-10-0-1-12`, the node's own hostname on the usual AMIs), else the id.
-The leaf is the last of `NetworkNodes` (listed top-down: cloud-facts.md A.5).
+The leaf is the last of `NetworkNodes` (listed top-down: docs/sources.md A.5).
 
 `Ec2` is the one EC2 client of the project: the inventory and `gpufabric topology discover
 --source aws` both page through it.

@@ -39,10 +39,11 @@ class Azure:
 
     def __init__(self, subscription: str = "", compute: Any = None, network: Any = None) -> None:
         if compute is None or network is None:
-            subscription = subscription or os.environ.get("AZURE_SUBSCRIPTION_ID", "")
+            subscription = (subscription or os.environ.get("AZURE_SUBSCRIPTION_ID")
+                            or os.environ.get("ARM_SUBSCRIPTION_ID", ""))
             if not subscription:
                 raise UserError("azure discovery: set AZURE_SUBSCRIPTION_ID (the subscription "
-                                "holding the stack)")
+                                "holding the stack; ARM_SUBSCRIPTION_ID is read too)")
             for module in ("azure.identity", "azure.mgmt.compute", "azure.mgmt.network"):
                 require(module, "Azure node discovery")
             from azure.identity import DefaultAzureCredential

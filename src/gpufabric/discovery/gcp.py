@@ -5,7 +5,7 @@ Linkage: every instance a managed instance group creates carries the metadata it
 live, listManagedInstances names the members. Individual instances are the names the outputs
 list. Only instances in the stack's zone count (names are unique per zone only).
 Host name: the instance name; address: nic0's networkIP (the host gVNIC). The leaf is the
-sub-block of `resourceStatus.physicalHostTopology` (cluster/block/subblock, cloud-facts.md C.3).
+sub-block of `resourceStatus.physicalHostTopology` (cluster/block/subblock, docs/sources.md C.3).
 
 `Compute` is the project's one Compute Engine client (google-cloud-compute).
 """
