@@ -54,7 +54,8 @@ class Ec2:
                 if not token:
                     return
         except (BotoCoreError, ClientError) as exc:
-            raise UserError(f"aws {operation} in {self.region}: {exc}") from None
+            where = f" in {self.region}" if self.region else ""
+            raise UserError(f"aws {operation}{where}: {exc}") from None
 
     def describe_instances(self, filters: Sequence[Mapping[str, Any]] = (),
                            instance_ids: Sequence[str] = ()) -> dict[str, Any]:

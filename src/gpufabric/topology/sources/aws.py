@@ -89,6 +89,18 @@ def parse(
     return Topology(tuple(hosts), source=origin, skipped=tuple(skipped), unplaced=tuple(unplaced))
 
 
+def _region(client: Any) -> str:
+    return str(getattr(getattr(client, "meta", None), "region_name", "") or "")
+
+
+def private_dns_names(client: Any, instance_ids: Sequence[str]) -> dict[str, str]:
+    """Instance id -> short private DNS name (`ip-10-1-2-3`), via DescribeInstances."""
+    ec2 = client if isinstance(client, Ec2) else Ec2(_region(client), client)
+    doc = ec2.describe_instances(instance_ids=instance_ids) if instance_ids else {}
+    return {i["InstanceId"]: str(i["PrivateDnsName"]).split(".", 1)[0]
+            for i in instances(doc, "aws") if i.get("PrivateDnsName")}
+
+
 def discover(
     client: Any,
     instance_ids: Sequence[str] | None = None,
@@ -99,11 +111,8 @@ def discover(
     """Live discovery through the project's one EC2 client (gpufabric.discovery.aws.Ec2; a
     boto3 client is wrapped in it). Needs ec2:DescribeInstanceTopology and, for
     `name_by="private-dns"`, ec2:DescribeInstances."""
-    ec2 = client if isinstance(client, Ec2) else Ec2(client.meta.region_name, client)
+    ec2 = client if isinstance(client, Ec2) else Ec2(_region(client), client)
     pages = ec2.describe_instance_topology(instance_ids or (), filters or ())
     if names is None and name_by == "private-dns":
-        ids = [i["InstanceId"] for i in _instances(pages, "aws")]
-        doc = ec2.describe_instances(instance_ids=ids) if ids else {"Reservations": []}
-        names = {i["InstanceId"]: str(i.get("PrivateDnsName") or "").split(".", 1)[0]
-                 for i in instances(doc, "aws") if i.get("PrivateDnsName")}
+        names = private_dns_names(ec2, [i["InstanceId"] for i in _instances(pages, "aws")])
     return parse(pages, names, origin="aws")
