@@ -43,8 +43,11 @@ options:
       - Find the nodes offline in these files instead of asking the cloud; relative to this file.
       - Each is the JSON the cloud's CLI prints, C(aws ec2 describe-instances --output json)
         (optionally with C(aws ec2 describe-instance-topology --output json) for the leaves),
-        C(gcloud compute instances list --format=json), or
-        C(az vmss nic list -g RG --vmss-name NAME -o json) (one per scale set).
+        C(gcloud compute instances list --format=json),
+        C(az vmss nic list -g RG --vmss-name NAME -o json) (one per scale set),
+        on OCI C(oci compute-management instance-pool list-instances) with
+        C(oci compute vnic-attachment list) and the VNICs (C(oci network vnic get)), or
+        C(nebius compute instance list --format json).
     type: list
     elements: str
   leaf_map_file:

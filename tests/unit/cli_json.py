@@ -103,3 +103,59 @@ def azure_nic(rg: str, vmss: str, index: int, ip: str) -> dict[str, Any]:
         "primary": True, "provisioningState": "Succeeded", "resourceGroup": rg,
         "virtualMachine": {"id": vm, "resourceGroup": rg},
     }
+
+
+# OCI CLI (JSON, kebab-case keys, the response body under "data"):
+# - `oci compute-management instance-pool list-instances`: InstanceSummary (id, display-name,
+#   state, availability-domain, compartment-id, fault-domain, instance-configuration-id,
+#   load-balancer-backends, region, shape, time-created);
+# - `oci compute vnic-attachment list`: VnicAttachment (id, instance-id, vnic-id, nic-index,
+#   lifecycle-state, availability-domain, compartment-id, subnet-id, display-name, time-created,
+#   vlan-tag);
+# - `oci network vnic get`: Vnic (id, private-ip, is-primary, hostname-label, mac-address,
+#   lifecycle-state, subnet-id, public-ip, ...).
+def oci_pool_instance(iid: str, name: str, *, zone: str, state: str = "Running") -> dict[str, Any]:
+    return {"availability-domain": zone, "compartment-id": "ocid1.compartment.oc1..aaaa",
+            "display-name": name, "fault-domain": "FAULT-DOMAIN-1", "id": iid,
+            "instance-configuration-id": "ocid1.instanceconfiguration.oc1.iad.aaaa",
+            "load-balancer-backends": [], "region": "iad", "shape": "BM.GPU.H100.8",
+            "state": state, "time-created": "2026-11-30T10:00:00.000000+00:00"}
+
+
+def oci_vnic_attachment(iid: str, vnic: str, *, zone: str, nic_index: int = 0,
+                        state: str = "ATTACHED") -> dict[str, Any]:
+    return {"availability-domain": zone, "compartment-id": "ocid1.compartment.oc1..aaaa",
+            "display-name": None, "id": f"ocid1.vnicattachment.oc1.iad.{vnic[-8:]}",
+            "instance-id": iid, "lifecycle-state": state, "nic-index": nic_index,
+            "subnet-id": "ocid1.subnet.oc1.iad.aaaa", "time-created": "2026-11-30T10:00:00+00:00",
+            "vlan-id": None, "vlan-tag": 0, "vnic-id": vnic}
+
+
+def oci_vnic(vnic: str, ip: str, *, primary: bool = True) -> dict[str, Any]:
+    return {"data": {"availability-domain": "Uocm:US-ASHBURN-AD-1",
+                     "compartment-id": "ocid1.compartment.oc1..aaaa", "hostname-label": None,
+                     "id": vnic, "is-primary": primary, "lifecycle-state": "AVAILABLE",
+                     "mac-address": "02:00:17:00:00:01", "private-ip": ip, "public-ip": None,
+                     "skip-source-dest-check": False, "subnet-id": "ocid1.subnet.oc1.iad.aaaa",
+                     "time-created": "2026-11-30T10:00:00+00:00"}}
+
+
+# `nebius compute instance list --format json`: {"items": [Instance]} (metadata, spec, status;
+# snake_case as the proto JSON names them)
+def nebius_instance(name: str, ip: str, *, project: str, gpu_cluster: str | None,
+                    state: str = "RUNNING", path: list[str] | None = None) -> dict[str, Any]:
+    status: dict[str, Any] = {
+        "state": state,
+        "network_interfaces": [{"name": "eth0", "ip_address": {"address": f"{ip}/32"},
+                                "mac_address": "02:00:00:00:00:01"}] if ip else [],
+        "reconciling": False}
+    if path:
+        status["infiniband_topology_path"] = {"path": path}
+    spec: dict[str, Any] = {"resources": {"platform": "gpu-h100-sxm",
+                                          "preset": "8gpu-128vcpu-1600gb"},
+                            "recovery_policy": "RECOVER"}
+    if gpu_cluster:
+        spec["gpu_cluster"] = {"id": gpu_cluster}
+    return {"metadata": {"id": f"computeinstance-{name}", "parent_id": project, "name": name,
+                         "labels": {}, "resource_version": 1},
+            "spec": spec, "status": status}

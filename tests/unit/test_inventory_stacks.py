@@ -54,10 +54,20 @@ EXPECTED: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {
         "gpufabric_cloud": "azure", "gpufabric_region": "eastus2", "gpufabric_zone": "2",
         "gpufabric_instance_type": "Standard_ND96isr_H200_v5", "gpufabric_fabric": "infiniband",
         "gpufabric_encryption": "ipsec", "gpufabric_topology_source": "ib"},
+    ("oci-h100", ()): {
+        "gpufabric_cloud": "oci", "gpufabric_region": "us-ashburn-1",
+        "gpufabric_zone": "Uocm:US-ASHBURN-AD-1", "gpufabric_instance_type": "BM.GPU.H100.8",
+        "gpufabric_fabric": "roce", "gpufabric_encryption": "none",
+        "gpufabric_topology_source": "oci"},
+    ("nebius-h100", ()): {
+        "gpufabric_cloud": "nebius", "gpufabric_region": "eu-north1", "gpufabric_zone": "eu-north1",
+        "gpufabric_instance_type": "gpu-h100-sxm/8gpu-128vcpu-1600gb",
+        "gpufabric_fabric": "infiniband", "gpufabric_encryption": "none",
+        "gpufabric_topology_source": "inventory"},
 }
 CLUSTER = {"azure-ndv5-h200": "ndv5-h200"}  # clusterName; else the stack name
 # stacks whose discovery files carry the leaf (topology) of every node
-WITH_LEAVES = {("aws-h100", ()), ("gcp-a3-mega", ()), ("gcp-a3-ultra", ())}
+WITH_LEAVES = {("aws-h100", ()), ("gcp-a3-mega", ()), ("gcp-a3-ultra", ()), ("nebius-h100", ())}
 
 
 def _ip(i: int) -> str:
@@ -111,6 +121,40 @@ def discovery_files(outputs: dict[str, Any], leaves: bool, tmp: Path) -> tuple[
                       "gpufabric_node_group": group["name"]}
                 if leaves:
                     hv["gpufabric_leaf"] = f"c1/b{i // 8}/s{i // 4}"
+                expected[n] = hv
+        elif cluster["cloud"] == "oci":
+            zone = cluster["zone"]
+            ids = [f"ocid1.instance.oc1.iad.node{i:04d}" for i in range(group["count"])]
+            names = [f"inst-{i:04d}-{group['name']}" for i in range(group["count"])]
+            pool = [cli_json.oci_pool_instance(iid, n, zone=zone) for iid, n in zip(ids, names, strict=True)]
+            pool.append(cli_json.oci_pool_instance("ocid1.instance.oc1.iad.off", "inst-off",
+                                                   zone=zone, state="Stopped"))
+            atts = [cli_json.oci_vnic_attachment(iid, f"ocid1.vnic.oc1.iad.v{i:04d}", zone=zone)
+                    for i, iid in enumerate(ids)]
+            files += [("pool-instances.json", {"data": pool}),
+                      ("vnic-attachments.json", {"data": atts})]
+            files += [(f"vnic-{i:04d}.json", cli_json.oci_vnic(f"ocid1.vnic.oc1.iad.v{i:04d}",
+                                                               _ip(i)))
+                      for i in range(group["count"])]
+            for i, (iid, n) in enumerate(zip(ids, names, strict=True)):
+                expected[n] = {"ansible_host": _ip(i), "gpufabric_instance_id": iid,
+                               "gpufabric_node_group": group["name"]}
+        elif cluster["cloud"] == "nebius":
+            insts = [cli_json.nebius_instance(
+                n, _ip(i), project=cluster["project"], gpu_cluster=group["id"],
+                path=["root", f"spine{i // 8}", f"leaf{i // 4}"] if leaves else None)
+                for i, n in enumerate(group["members"])]
+            insts += [cli_json.nebius_instance("bastion", "10.9.0.1", project=cluster["project"],
+                                               gpu_cluster=None),
+                      cli_json.nebius_instance(f"{group['members'][0]}-old", "10.9.0.2",
+                                               project=cluster["project"],
+                                               gpu_cluster=group["id"], state="STOPPED")]
+            files.append(("instances.json", {"items": insts}))
+            for i, n in enumerate(group["members"]):
+                hv = {"ansible_host": _ip(i), "gpufabric_instance_id": f"computeinstance-{n}",
+                      "gpufabric_node_group": group["name"]}
+                if leaves:
+                    hv["gpufabric_leaf"] = f"leaf{i // 4}"
                 expected[n] = hv
         else:
             rg = cluster["resourceGroup"]
@@ -167,7 +211,31 @@ def test_every_stack_has_an_inventory(stack: str, overrides: tuple[str, ...],
     # a member that is not running is named in a warning; nodes of other groups, zones or
     # resource groups are not this stack's
     kinds = {g["kind"] for g in outputs["nodes"]["groups"]}
-    if kinds & {"autoscaling-group", "managed-instance-group"}:
-        stopped = "i-0stopped0000000" if "autoscaling-group" in kinds else "stopped-node"
+    if kinds & {"autoscaling-group", "managed-instance-group", "cluster-network"}:
+        stopped = {"autoscaling-group": "i-0stopped0000000", "cluster-network": "inst-off"}.get(
+            next(iter(kinds)), "stopped-node")
         assert f"{stopped} (" in proc.stderr and "left out" in proc.stderr
     assert "10.9.0." not in json.dumps(listed["_meta"]["hostvars"])
+
+
+@pytest.mark.parametrize("stack", ["oci-h100", "nebius-h100"])
+def test_oci_and_nebius_inventories_feed_tune_fabric(stack: str, tmp_path: Path) -> None:
+    """The inventory built from the stack's outputs and saved CLI output passes tune-fabric's
+    preflight (its switches are valid) and the play then reaches for every node (pointed at a
+    closed loopback port here: no traffic leaves this machine)."""
+    outputs = plan_for(stack).outputs
+    (tmp_path / "outputs.json").write_text(json.dumps(outputs))
+    files, expected = discovery_files(outputs, (stack, ()) in WITH_LEAVES, tmp_path)
+    source = tmp_path / f"{stack}.gpufabric_pulumi.yml"
+    source.write_text("plugin: gpufabric_pulumi\noutputs_file: outputs.json\n"
+                      f"discovery_file: {json.dumps(files)}\n")
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(source),
+         "playbooks/tune-fabric.yml", "-e", "ansible_host=127.0.0.1", "-e", "ansible_port=1"],
+        cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
+    fabric = EXPECTED[(stack, ())]["gpufabric_fabric"]
+    assert f"preflight: {len(expected)} host(s) in 'gpu_nodes', fabric {fabric}, encryption none" \
+        in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "UNREACHABLE" in proc.stdout
+    recap = proc.stdout.split("PLAY RECAP")[-1]
+    assert all(f"{host} " in recap for host in expected)

@@ -57,16 +57,26 @@ CLI_OUTPUT = {
     "aws": "`aws ec2 describe-instances --output json`",
     "gcp": "`gcloud compute instances list --format=json`",
     "azure": "`az vmss nic list -g RG --vmss-name NAME -o json`",
+    "oci": "`oci compute-management instance-pool list-instances`, `oci compute "
+    "vnic-attachment list` and `oci network vnic get` (JSON)",
+    "nebius": "`nebius compute instance list --format json`",
 }
 
 
 def shape(data: Any) -> str:
-    """Which CLI printed `data`: aws | aws-topology | gcp | azure | empty | unknown."""
+    """Which CLI printed `data`: aws | aws-topology | gcp | azure | oci | nebius | empty |
+    unknown."""
     if isinstance(data, dict):
         if isinstance(data.get("Reservations"), list):
             return "aws"
         if isinstance(data.get("Instances"), list):
             return "aws-topology"
+        if "data" in data:  # the OCI CLI puts every response body under "data"
+            return "oci" if isinstance(data["data"], dict | list) else "unknown"
+        items = data.get("items")
+        if isinstance(items, list) and (not items or (isinstance(items[0], dict)
+                                        and "metadata" in items[0])):
+            return "nebius"
         return "unknown"
     if not isinstance(data, list):
         return "unknown"
@@ -142,5 +152,13 @@ def _module(cloud: str) -> Any:
         from gpufabric.discovery import azure
 
         return azure
+    if cloud == "oci":
+        from gpufabric.discovery import oci
+
+        return oci
+    if cloud == "nebius":
+        from gpufabric.discovery import nebius
+
+        return nebius
     raise UserError(f"node discovery for {cloud} stacks is not implemented yet; write a static "
                     "inventory with the gpufabric_* group variables (docs/ansible.md)")
