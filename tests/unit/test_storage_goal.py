@@ -74,7 +74,13 @@ def test_aws_goal_beyond_the_nodes_network_is_refused_naming_the_goal() -> None:
 def test_aws_given_capacity_too_small_for_the_goal_is_refused_naming_it() -> None:
     message = refused(stack("aws-h100", storage={**FSX, "capacityGib": 9600}), "aws-h100")
     assert message.startswith("gpufabric:storage.capacityGib: 9600 is not valid;")
-    assert "38,400 GiB would do" in message
+    assert "but 9,600 GiB rates at most 9.4 GB/s; 38,400 GiB would do" in message
+
+
+def test_aws_given_capacity_off_the_steps_says_which_sizes_exist() -> None:
+    message = refused(stack("aws-h100", storage={**FSX, "capacityGib": 5000}), "aws-h100")
+    assert message.startswith("gpufabric:storage.capacityGib: 5000 is not valid; not a FSx")
+    assert "2,400 GiB or more in steps of 2,400; 38,400 GiB would do" in message
 
 
 def test_aws_given_sizes_that_meet_the_goal_are_kept() -> None:

@@ -21,7 +21,15 @@ from gpufabric.config.nebius import NebiusFilesystemConfig
 from gpufabric.config.oci import OciLustreConfig
 from gpufabric.errors import ConfigError
 from gpufabric.storage.network import NodePath, node_path
-from gpufabric.storage.sizing import Goal, Service, Sizing, best_possible_gbps, service, size
+from gpufabric.storage.sizing import (
+    Goal,
+    Service,
+    Sizing,
+    best_possible_gbps,
+    rated_gbps,
+    service,
+    size,
+)
 
 KEY = "gpufabric:storage"
 GOAL_KEY = f"{KEY}.checkpoint"
@@ -142,11 +150,18 @@ def _no_size(
     if capacity is not None:
         usable = size(svc, goal, variant, tier)
         hint = f"; {usable.capacity:,} {svc.unit} would do" if usable else ""
+        tiers = [tier] if tier is not None else list(svc.tiers(variant))
+        rates = [rated_gbps(t, svc.gib(capacity)) for t in tiers if svc.valid(t, capacity, variant)]
+        if not rates:
+            return ConfigError(
+                f"{KEY}.{fields.capacity[1]}",
+                capacity,
+                f"not a {svc.label} size: {svc.allowed(tiers[-1], variant)}{hint}",
+            )
         return ConfigError(
             f"{KEY}.{fields.capacity[1]}",
             capacity,
-            f"{need}, more than {capacity:,} {svc.unit} gives at "
-            f"{tier or 'any'} MB/s/TiB (or not a valid {svc.label} size){hint}",
+            f"{need}, but {capacity:,} {svc.unit} rates at most {max(rates):.1f} GB/s{hint}",
         )
     if tier is not None:
         best = best_possible_gbps(svc, variant, tier)
