@@ -11,6 +11,7 @@ The leaf is the last of `NetworkNodes` (listed top-down: docs/sources.md A.5).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from gpufabric.extras import require
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
 
 GROUP_TAG = "aws:autoscaling:groupName"
+_VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+_SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 MAX_IDS_PER_CALL = 100  # DescribeInstanceTopology: at most 100 instance ids per call
 
 
@@ -119,14 +122,22 @@ def leaves(topology_docs: Sequence[Any]) -> dict[str, tuple[str, str]]:
 
 def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
           topology: Mapping[str, tuple[str, str]] | None = None) -> Found:
-    """The stack's nodes among describe-instances documents ((origin, doc) pairs)."""
+    """The stack's nodes among describe-instances documents ((origin, doc) pairs).
+
+    A node must also sit in the stack's own network: an instance of the group (or with one of
+    its ids) in another VPC or subnet is left out, with a warning."""
     found = Found()
+    vpc, subnets = _stack_network(outputs)
     for origin, doc in docs:
         for inst in instances(doc, origin):
             group = _group_of(inst, outputs.nodes.groups)
             if group is None:
                 continue
             iid = inst["InstanceId"]
+            where = _outside(inst, vpc, subnets)
+            if where:
+                found.warnings.append(f"{iid} ({group.name}): {where}; left out")
+                continue
             state = (inst.get("State") or {}).get("Name", "")
             address = inst.get("PrivateIpAddress") or ""
             if state != "running" or not address:
@@ -138,6 +149,25 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
             found.add(Node(name=dns or iid, address=address, group=group.name, instance_id=iid,
                            leaf=leaf, nvlink_domain=nvlink))
     return found
+
+
+def _stack_network(outputs: StackOutputs) -> tuple[str | None, set[str]]:
+    """The stack's VPC id and subnet ids from its outputs (offline plans hold placeholders,
+    which check nothing)."""
+    vpc = outputs.network.get("vpcId")
+    raw = outputs.network.get("subnets")
+    subnets = {str(s) for s in raw.values() if _SUBNET_ID.match(str(s))} \
+        if isinstance(raw, dict) else set()
+    return (vpc if isinstance(vpc, str) and _VPC_ID.match(vpc) else None), subnets
+
+
+def _outside(inst: Mapping[str, Any], vpc: str | None, subnets: set[str]) -> str:
+    """Why the instance is not in the stack's network ('' when it is)."""
+    if vpc is not None and inst.get("VpcId") != vpc:
+        return f"in {inst.get('VpcId') or 'no VPC'}, not the stack's {vpc}"
+    if subnets and inst.get("SubnetId") not in subnets:
+        return f"in subnet {inst.get('SubnetId') or '(none)'}, not one of the stack's"
+    return ""
 
 
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:

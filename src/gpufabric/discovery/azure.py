@@ -101,6 +101,11 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
     found = Found()
     rg = (outputs.cluster.resource_group or "").lower()
     groups = {g.name.lower(): g for g in outputs.nodes.groups if g.kind == "scale-set"}
+    # the stack's subnets from its outputs (offline plans hold placeholders: no check)
+    raw = outputs.network.get("subnets")
+    subnets = {str(s).lower() for s in raw.values()
+               if str(s).lower().startswith("/subscriptions/")} \
+        if isinstance(raw, dict) else set()
     by_vm: dict[str, list[dict[str, Any]]] = {}
     for origin, doc in docs:
         for nic in nics(doc, origin):
@@ -111,7 +116,13 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
         group = groups[name.rsplit("_", 1)[0].lower()]
         config = _primary(_primary(vm_nics).get("ipConfigurations") or [])
         address = next((str(config[k]) for k in ADDRESS_KEYS if config.get(k)), "")
-        if running is not None and name not in running.get(group.name, set()):
+        subnet = str((config.get("subnet") or {}).get("id", ""))
+        if subnets and subnet.lower() not in subnets:
+            found.warnings.append(
+                f"{name} ({group.name}): in subnet {subnet or '(none)'}, not one of the "
+                "stack's; left out"
+            )
+        elif running is not None and name not in running.get(group.name, set()):
             found.warnings.append(f"{name} ({group.name}): not running; left out")
         elif not address:
             found.warnings.append(f"{name} ({group.name}): no private address; left out")

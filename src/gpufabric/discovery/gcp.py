@@ -96,6 +96,7 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
           members: Mapping[str, set[str]] | None = None) -> Found:
     found = Found()
     zone = outputs.cluster.zone
+    networks = _stack_networks(outputs)
     for origin, doc in docs:
         for inst in instances(doc, origin):
             if not _in_zone(inst, zone):
@@ -105,6 +106,10 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
                 continue
             name, status = inst["name"], str(inst.get("status", ""))
             nics = inst.get("networkInterfaces") or []
+            where = _outside(nics, networks)
+            if where:
+                found.warnings.append(f"{name} ({group.name}): {where}; left out")
+                continue
             address = str(nics[0].get("networkIP", "")) if nics and isinstance(nics[0], dict) \
                 else ""
             if status != "RUNNING" or not address:
@@ -117,6 +122,30 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
             found.add(Node(name=name, address=address, group=group.name,
                            instance_id=str(inst.get("id", "")), leaf=leaf))
     return found
+
+
+def _network_path(value: object) -> str:
+    """'projects/P/global/networks/N' of a network id or self link; '' for anything else."""
+    text = str(value)
+    cut = text.find("projects/")
+    path = text[cut:] if cut >= 0 else ""
+    return path if path.count("/") == 4 and "/global/networks/" in path else ""
+
+
+def _stack_networks(outputs: StackOutputs) -> set[str]:
+    """The stack's VPCs from its outputs (offline plans hold placeholders: no check)."""
+    raw = outputs.network.get("networks")
+    found = {_network_path(n) for n in raw} if isinstance(raw, list) else set()
+    return found - {""}
+
+
+def _outside(nics: Sequence[Any], networks: set[str]) -> str:
+    """Why the instance's first NIC is not on one of the stack's VPCs ('' when it is)."""
+    if not networks:
+        return ""
+    first = nics[0] if nics and isinstance(nics[0], dict) else {}
+    path = _network_path(first.get("network", ""))
+    return "" if path in networks else f"on network {path or '(none)'}, not one of the stack's"
 
 
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:
