@@ -3,6 +3,7 @@ it is pulumi-free, and it refuses what is not a gpufabric stack's outputs in one
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -125,3 +126,24 @@ def test_contract_inventory_and_discovery_never_import_pulumi() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, cwd=Path(REPO))
     assert proc.stdout.strip() == "[]"
+
+
+def test_parsing_the_config_looks_the_catalog_up_once_and_returns_it(monkeypatch) -> None:
+    from gpufabric.catalog import lookup
+    from gpufabric.config import load, parse, validate
+
+    calls: list[str] = []
+
+    def counting(name: str, key: str = "gpufabric:instanceType") -> object:
+        calls.append(name)
+        return lookup(name, key)
+
+    monkeypatch.setattr(load, "lookup", counting)
+    monkeypatch.setattr(validate, "lookup", counting)
+    goal = '{"type": "fsx-lustre", "checkpoint": {"sizeGiB": 2000, "writeSeconds": 60}}'
+    raw = {"aws:region": "us-east-1", "gpufabric:instanceType": "p5.48xlarge",
+           "gpufabric:nodes": 2, "gpufabric:zone": "us-east-1a",
+           "gpufabric:encryption": "none", "gpufabric:storage": json.loads(goal)}
+    cfg = parse(raw, "s")
+    assert calls == ["p5.48xlarge"]
+    assert cfg.instance is lookup("p5.48xlarge")  # passed down: build_cluster(cfg) reads it

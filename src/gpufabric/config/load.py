@@ -103,7 +103,8 @@ def _parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
         cfg = StackConfig.model_validate(values)
     except ValidationError as exc:
         raise _one_line(exc, values) from None
-    cfg = with_storage_goal(cfg)
+    cfg._instance = lookup(cfg.instance_type)  # the one catalog look-up; cfg.instance from here
+    cfg = with_storage_goal(cfg)  # a copy keeps it
     check(cfg)
     return cfg
 

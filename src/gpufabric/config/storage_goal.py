@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpufabric.catalog import InstanceType, lookup
+from gpufabric.catalog import InstanceType
 from gpufabric.config.aws import FsxLustreConfig
 from gpufabric.config.azure import AzureManagedLustreConfig
 from gpufabric.config.base import CheckpointGoal
@@ -94,7 +94,7 @@ def with_storage_goal(cfg: StackConfig) -> StackConfig:
         )
     if not isinstance(storage, LustreConfig):
         return cfg
-    itype = lookup(cfg.instance_type)
+    itype = cfg.instance  # looked up once by gpufabric.config.parse
     if service(storage.type).cloud != itype.cloud:
         return cfg  # the cloud rules refuse the storage type itself
     sized = _size(storage, goal_cfg, itype, cfg.nodes)

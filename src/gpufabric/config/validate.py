@@ -40,11 +40,11 @@ CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
 
 
 def check(cfg: StackConfig) -> InstanceType:
-    """Apply every cross-field rule; the catalog entry, looked up here once, is kept on the
-    config (`cfg.instance`) and returned."""
-    itype = lookup(cfg.instance_type)
-    _check_other_clouds(cfg, itype)
+    """Apply every cross-field rule; the catalog entry (looked up once, by parse, or here for a
+    config built otherwise) is kept on the config (`cfg.instance`) and returned."""
+    itype = cfg._instance if cfg._instance is not None else lookup(cfg.instance_type)
     cfg._instance = itype
+    _check_other_clouds(cfg, itype)
     _check_encryption(cfg, itype)
     if cfg.capacity.resource_group_arn is not None and itype.cloud != "aws":
         raise ConfigError(

@@ -6,7 +6,6 @@ throughput on its tier, against what the nodes' storage network can carry at lin
 
 from __future__ import annotations
 
-from gpufabric.catalog import lookup
 from gpufabric.config.model import StackConfig
 from gpufabric.config.storage_goal import FIELDS, current
 from gpufabric.storage.network import node_path
@@ -30,7 +29,7 @@ def storage_facts(cfg: StackConfig) -> Facts:
                 f"{sized.rated_gbps:.1f} GB/s rated (no gpufabric:storage.checkpoint goal set)",
             )
         )
-    itype = lookup(cfg.instance_type)
+    itype = cfg.instance
     path = node_path(itype, efa=sized.variant == "efa")
     fs = f"file system {sized.rated_gbps:.1f} GB/s rated"
     if path is None:
