@@ -76,6 +76,20 @@ EDGES: list[tuple[str, dict[str, Any]]] = [
     ("mount point double slash", _fsx(mountPoint="//fsx")),
     ("mount point dot", _fsx(mountPoint="/fsx/./x")),
     ("mount point deep", _fsx(mountPoint="/mnt/a-b/c_d.e")),
+    ("endpoints without organization", {"gpufabric:network": {"egress": "endpoints"}}),
+    ("storage of another cloud", {"gpufabric:storage": {"type": "filestore"}}),
+    ("cidr with host bits", {"gpufabric:network": {"cidr": "10.0.0.1/16"}}),
+    (
+        "fabric subnet just big enough",
+        {"gpufabric:nodes": 3, "gpufabric:network": {"fabricSubnet": "10.0.0.0/29"}},
+    ),
+    (
+        "fabric subnet one short",
+        {"gpufabric:nodes": 4, "gpufabric:network": {"fabricSubnet": "10.0.0.0/29"}},
+    ),
+    ("region far from any", {"aws:region": "zz", "gpufabric:zone": "zza"}),
+    ("mount point dot first", _fsx(mountPoint="/./fsx")),
+    ("mount point dotdot first", _fsx(mountPoint="/../fsx")),
     ("vpc nat", {"gpufabric:aws": {"existingVpcId": "vpc-0123456789abcdef0"}}),
     (
         "vpc endpoints",

@@ -275,3 +275,45 @@ def test_a_project_folder_that_is_not_one_is_named(tmp_path: Path, make: str) ->
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"GPUFABRIC_PROJECT={folder}" in result.stderr
+
+
+def test_every_cloud_has_a_display_name() -> None:
+    from gpufabric.config.validate import CLOUD_NAMES, CLOUD_RULES
+
+    assert set(CLOUD_RULES) <= set(CLOUD_NAMES)
+
+
+MORE_BAD_FILES: list[tuple[str, bytes, str]] = [
+    ("unhashable key", b"config:\n  ? [a, b]\n  : 1\n", "not valid YAML at line"),
+    ("control character", b"config:\n  a: \x07\n", "not valid YAML ("),
+    ("key starting with a colon", b"config:\n  :nodes: 1\n", "config key ':nodes'"),
+    ("key ending with a colon", b"config:\n  'gpufabric:': 1\n", "config key 'gpufabric:'"),
+    ("key that is a number", b"config:\n  1: x\n", "config key 1 is not a string"),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "data", "words"), MORE_BAD_FILES, ids=[c[0] for c in MORE_BAD_FILES]
+)
+def test_more_broken_stack_files(case: str, data: bytes, words: str) -> None:
+    with pytest.raises(UserError) as err:
+        parse_stack_document(data, "f.yaml", "gpufabric")
+    assert str(err.value).startswith("f.yaml: ") and words in str(err.value), (case, str(err.value))
+
+
+def test_load_stack_file_names_the_path_and_uses_the_project_namespace(tmp_path: Path) -> None:
+    from gpufabric.config.stackfile import load_stack_file
+
+    good = tmp_path / "Pulumi.s.yaml"
+    good.write_bytes(b"config:\n  nodes: 2\n  aws:region: us-east-1\n")
+    assert load_stack_file(good, "proj") == {"proj:nodes": 2, "aws:region": "us-east-1"}
+    with pytest.raises(UserError, match=f"^{tmp_path}: is a directory, expected a stack file$"):
+        load_stack_file(tmp_path, "proj")
+    with pytest.raises(
+        UserError, match=f"^{tmp_path / 'missing.yaml'}: cannot read \\(No such file"
+    ):
+        load_stack_file(tmp_path / "missing.yaml", "proj")
+    bad = tmp_path / "Pulumi.b.yaml"
+    bad.write_bytes(b"confg: {}\n")
+    with pytest.raises(UserError, match=f"^{bad}: unknown top-level section"):
+        load_stack_file(bad, "proj")

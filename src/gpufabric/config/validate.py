@@ -62,7 +62,7 @@ def _check_other_clouds(cfg: StackConfig, itype: InstanceType) -> None:
     """A section for another cloud (gpufabric:gcp on an AWS stack) is a mistake, not a no-op."""
     for cloud in sorted(CLOUD_RULES):
         if cloud != itype.cloud and cloud in cfg.model_fields_set:
-            name = CLOUD_NAMES.get(itype.cloud, itype.cloud)
+            name = CLOUD_NAMES[itype.cloud]
             article = "an" if name[:1] in "AEIOU" else "a"
             raise ConfigError(
                 f"gpufabric:{cloud}",
