@@ -153,8 +153,9 @@ class StackOutputs(_Model):
     cluster: Cluster
     nodes: Nodes
     network: dict[str, JsonValue]
-    """The cloud's network ids (VPC, subnets, security groups, placement): for people and
-    the docs' `pulumi stack output network`; nothing on the Ansible side reads it."""
+    """The cloud's network ids (VPC, subnets, security groups, placement): for people
+    (`pulumi stack output network`) and for discovery, which keeps only nodes in the stack's
+    own network (gpufabric.discovery: AWS vpcId/subnets, GCP networks, Azure subnets)."""
     storage: Storage | None = None
 
     def exports(self) -> dict[str, Any]:
