@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gpufabric.health.act import PREFIX
+from gpufabric.health.act import PREFIX, TAINT_KEY
 from gpufabric.health.report import UNREACHABLE
 from gpufabric.lab.handle import LabHandle, venv_bin
 from gpufabric.topology.hostlist import compress
@@ -95,16 +95,50 @@ def test_slow_link_and_mtu_are_named_with_their_reasons(
     assert rep["rounds"] == 2  # 4 hosts: halves, then the suspects with known-good partners
 
 
-def test_link_down_and_flap(lab: LabHandle, tmp_path: Path, heal: list[str]) -> None:
-    down, flapping = random.sample(lab.hosts[1:], 2)  # the first host stays the Slurm/run_once host
+# Stands in for kubectl (none on this machine): lists the lab's hosts as nodes (the first one
+# already carrying the doctor's taint) and logs every other call.
+FAKE_KUBECTL = """#!/bin/sh
+if [ "$1" = get ]; then cat "{nodes}"; exit 0; fi
+echo "$*" >> "{log}"
+"""
+
+
+def test_link_down_and_flap_tainted_in_kubernetes(
+    lab: LabHandle, tmp_path: Path, heal: list[str]
+) -> None:
+    down, flapping = random.sample(lab.hosts[1:], 2)  # the first host stays the run_once host
+    nodes = {
+        "items": [
+            {
+                "metadata": {"name": h},
+                "spec": {
+                    "taints": [{"key": TAINT_KEY, "value": "bad", "effect": "NoSchedule"}]
+                    if h == lab.hosts[0]
+                    else []
+                },
+            }
+            for h in lab.hosts
+        ]
+    }
+    (tmp_path / "nodes.json").write_text(json.dumps(nodes))
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(FAKE_KUBECTL.format(nodes=tmp_path / "nodes.json", log=tmp_path / "log"))
+    kubectl.chmod(0o755)
     heal += [down, flapping]
     lab.fault(down, "link-down")
     lab.fault(flapping, "flap")
-    code, rep = health(lab, tmp_path)
+    code, rep = health(
+        lab, tmp_path / "out", "--drain", "k8s", "-e", f"fabric_health_kubectl={kubectl}"
+    )
     assert code == 1
     assert rep["bad"] == sorted([down, flapping]), rep["hosts"]
     assert rep["hosts"][down]["reasons"] == [UNREACHABLE]
     assert rep["hosts"][flapping]["reasons"][0].startswith("flap: eth0 carrier_changes ")
+    calls = sorted((tmp_path / "log").read_text().splitlines())
+    assert calls == sorted(
+        [f"taint nodes {h} {TAINT_KEY}=bad:NoSchedule --overwrite" for h in (down, flapping)]
+        + [f"taint nodes {lab.hosts[0]} {TAINT_KEY}:NoSchedule-"]
+    )
 
 
 @pytest.fixture

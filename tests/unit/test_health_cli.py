@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from gpufabric.cli import health as health_cli
 from gpufabric.cli.main import app
+from gpufabric.errors import UserError
 from gpufabric.health import report
 
 
@@ -94,3 +95,20 @@ def test_exit_code_and_json_follow_the_verdicts(
     assert set(doc["hosts"]["h1"]) == {"status", "reasons", "warnings"} and "rounds" in doc
     assert seen["drain"] == "slurm" and seen["extra"] == ["-e", "fabric_health_mtu=1500"]
     assert (tmp_path / "out").is_dir()
+
+
+def test_a_run_without_a_report_is_one_line_naming_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inv = tmp_path / "inventory.yml"
+    inv.write_text("all: {}\n")
+    fake = tmp_path / "ansible-playbook"
+    fake.write_text("#!/bin/sh\necho 'ERROR! the playbook could not be parsed'\nexit 4\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(health_cli, "ansible_playbook", lambda: str(fake))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["health", "run", "-i", str(inv), "--out", str(out)])
+    assert isinstance(res.exception, UserError)  # main() prints it as one line, exit 2
+    msg = str(res.exception)
+    assert "ansible-playbook exited 4 without a report" in msg
+    assert "the playbook could not be parsed" in msg and str(out / "ansible.log") in msg
