@@ -304,6 +304,86 @@ SYNTHETIC: dict[str, tuple[str, str, str, int | None, bool]] = {
         1,
         False,
     ),
+    "efa 12 nics": (
+        OFI.format(n=32) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(12)),
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "single node over NVLink": (
+        "h:1:1 [0] NCCL INFO NCCL version 2.27.7+cuda12.9\n"
+        "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC/read\n",
+        "log.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "network named, no devices": (
+        "h:1:1 [0] NCCL INFO Using network IB\n",
+        "log.txt",
+        "Standard_ND96isr_H100_v5",
+        2,
+        False,
+    ),
+    "two RoCE devices among IB": (
+        "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB "
+        "[2]mlx5_bond_0:1/RoCE [3]mlx5_bond_1:1/RoCE [RO]; OOB eth0:10.2.0.4<0>\n",
+        "log.txt",
+        "Standard_ND96isr_H100_v5",
+        2,
+        False,
+    ),
+    "fatal warning in capitals": (
+        OFI.format(n=32)
+        + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8))
+        + "h:1:1 [0] misc.cc:1 NCCL WARN Connection TIMED OUT\n",
+        "log.txt",
+        "p5.48xlarge",
+        2,
+        False,
+    ),
+    "in-place nan": (
+        _table([*GOOD[:-1], _row(1 << 30).replace("  300.0      0\n", "    nan      0\n")]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "negative algbw": (
+        _table([*GOOD[:-1], _row(1 << 30).replace("100.00", "-100.00", 1)]),
+        "all_reduce_perf.txt",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
+    "json in-place only nan": (
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "size": 8,
+                        "count": 2,
+                        "type": "float",
+                        "redop": "sum",
+                        "root": "-1",
+                        "out_of_place": None,
+                        "in_place": {
+                            "time": 10.0,
+                            "alg_bw": 0.0,
+                            "bus_bw": float("nan"),
+                            "nwrong": 0,
+                        },
+                    }
+                ],
+                "average_bus_bandwidth": {"bandwidth": 0.0, "okay": "true"},
+            }
+        ),
+        "all_reduce_perf.json",
+        "p5.48xlarge",
+        1,
+        False,
+    ),
     "efa 31 of 32": (
         OFI.format(n=31) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8)),
         "log.txt",
@@ -336,6 +416,7 @@ def _report(captures: list[Any], itype: str, nodes: int | None, strict: bool) ->
         "transport": report.transport,
         "peaks": {k: round(v, 3) for k, v in sorted(report.peaks.items())},
         "lines": [v.line() for v in report.verdicts],
+        "statuses": [v.status for v in report.verdicts],
     }
 
 
