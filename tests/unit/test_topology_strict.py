@@ -368,3 +368,81 @@ def test_level_names_for_every_depth() -> None:
     assert level_names(2) == ("spine", "leaf")
     assert level_names(4) == ("core", "spine", "aggregation", "leaf")
     assert level_names(6) == ("layer1", "layer2", "layer3", "spine", "aggregation", "leaf")
+
+
+def test_duplicate_instance_messages_show_an_empty_path_as_a_dash() -> None:
+    pages = {
+        "Instances": [
+            {"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"]},
+            {"InstanceId": "i-1", "NetworkNodes": []},
+        ]
+    }
+    with pytest.raises(
+        UserError,
+        match=r"^rec\.json: instance i-1 is listed twice with different NetworkNodes \(a/b/c and -\)$",
+    ):
+        aws.parse(pages, origin="rec.json")
+    pages["Instances"].reverse()
+    with pytest.raises(UserError, match=r"\(- and a/b/c\)$"):
+        aws.parse(pages, origin="rec.json")
+
+
+def test_an_identical_duplicate_does_not_stop_the_reading() -> None:
+    item = {"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"]}
+    later = {"InstanceId": "i-2", "NetworkNodes": ["a", "b", "d"]}
+    t = aws.parse({"Instances": [item, item, later]})
+    assert [h.name for h in t.hosts] == ["i-1", "i-2"]
+
+
+def test_a_bare_instance_list_and_bad_shapes_name_the_file() -> None:
+    t = aws.parse([{"InstanceId": "i-1", "NetworkNodes": ["a", "b"]}], origin="bare.json")
+    assert [h.name for h in t.hosts] == ["i-1"] and t.source == "bare.json"
+    for data, words in (
+        ({"Reservations": []}, "bare.json: not a DescribeInstanceTopology response"),
+        ({"Instances": {}}, "bare.json: 'Instances' is not a list"),
+        ({"Instances": [{"NetworkNodes": []}]}, "bare.json: an instance entry has no 'InstanceId'"),
+        (
+            {"Instances": [{"InstanceId": "i-1", "NetworkNodes": "a/b"}]},
+            "bare.json: instance i-1: 'NetworkNodes'",
+        ),
+    ):
+        with pytest.raises(UserError, match=f"^{re.escape(words)}"):
+            aws.parse(data, origin="bare.json")
+
+
+def test_live_discovery_source_is_aws() -> None:
+    assert aws.discover(_FakeEc2(), ["i-a", "i-b"]).source == "aws"
+
+
+def test_model_messages_name_the_source() -> None:
+    with pytest.raises(
+        UserError,
+        match=r"^topology from rec\.json: host name 'a b' is not a valid node name: 1-64 letters, digits, '\.', '_' or '-', starting and ending with a letter or digit$",
+    ):
+        Topology((Host("a b", ("s", "l")),), source="rec.json")
+    with pytest.raises(
+        UserError, match=r"^topology from rec\.json: host 'h1' has no network path$"
+    ):
+        Topology((Host("h1", ()),), source="rec.json")
+    with pytest.raises(
+        UserError, match=r"^topology from rec\.json: host 'h1' lists network node 'a' twice$"
+    ):
+        Topology((Host("h1", ("a", "b", "a")),), source="rec.json")
+
+
+def test_leaves_come_in_natural_order() -> None:
+    t = Topology(tuple(Host(f"h{i}", ("s", f"l{i}")) for i in (10, 2, 1)))
+    assert list(t.leaves()) == ["l1", "l2", "l10"]
+
+
+def test_names_file_keys_by_instance_id_or_name_and_renames_unplaced_nodes() -> None:
+    from gpufabric.topology.model import apply_names
+
+    t = Topology(
+        (Host("a", ("s", "l"), instance_id="i-1"), Host("b", ("s", "l"), instance_id="i-2")),
+        unplaced=("c", "d"),
+    )
+    named = apply_names(t, {"i-1": "n1", "b": "n2", "c": "n3"})
+    assert [h.name for h in named.hosts] == ["n1", "n2"]
+    assert named.unplaced == ("n3",)
+    assert named.skipped == (("d", "not in the names file"),)
