@@ -446,3 +446,41 @@ def test_names_file_keys_by_instance_id_or_name_and_renames_unplaced_nodes() -> 
     assert [h.name for h in named.hosts] == ["n1", "n2"]
     assert named.unplaced == ("n3",)
     assert named.skipped == (("d", "not in the names file"),)
+
+
+class _DeniedEc2(_FakeEc2):
+    def describe_instance_topology(self, **call: Any) -> dict[str, Any]:
+        from botocore.exceptions import ClientError
+
+        raise ClientError(
+            {"Error": {"Code": "UnauthorizedOperation", "Message": "no"}},
+            "DescribeInstanceTopology",
+        )
+
+    describe_instances = describe_instance_topology
+
+
+def test_aws_errors_name_the_operation_and_the_client_region() -> None:
+    with pytest.raises(
+        UserError, match=r"^aws describe_instance_topology in us-east-1: .*UnauthorizedOperation"
+    ):
+        aws.discover(_DeniedEc2())
+    with pytest.raises(
+        UserError, match=r"^aws describe_instances in us-east-1: .*UnauthorizedOperation"
+    ):
+        aws.private_dns_names(_DeniedEc2(), ["i-1"])
+
+
+def test_a_client_without_a_region_and_a_ready_pager_are_both_taken() -> None:
+    from gpufabric.discovery.aws import Ec2
+
+    with pytest.raises(UserError, match=r"^aws describe_instances: "):
+        aws.private_dns_names(_NoRegionDenied(), ["i-1"])
+    pager = Ec2("eu-west-1", _FakeEc2())
+    assert aws.discover(pager, ["i-a", "i-b"]).source == "aws"
+    assert aws.private_dns_names(pager, []) == {}
+    assert aws.private_dns_names(pager, ["i-a", "i-b", "i-c"]) == {"i-a": "ip-i-a", "i-c": "ip-i-c"}
+
+
+class _NoRegionDenied(_DeniedEc2):
+    meta = SimpleNamespace()
