@@ -317,3 +317,13 @@ def test_load_stack_file_names_the_path_and_uses_the_project_namespace(tmp_path:
     bad.write_bytes(b"confg: {}\n")
     with pytest.raises(UserError, match=f"^{bad}: unknown top-level section"):
         load_stack_file(bad, "proj")
+
+
+def test_checkpoint_goal_hands_its_three_figures_to_the_sizing() -> None:
+    from gpufabric.config.base import CheckpointGoal
+
+    goal = CheckpointGoal.model_validate(
+        {"sizeGiB": 2048, "writeSeconds": 60, "readGBps": 12.5}
+    ).goal()
+    assert (goal.size_gib, goal.write_seconds, goal.read_gbps) == (2048, 60, 12.5)
+    assert CheckpointGoal.model_validate({"sizeGiB": 1, "writeSeconds": 1}).goal().read_gbps is None
