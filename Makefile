@@ -8,13 +8,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv venv-locked test unit lint typecheck demo plan-all clean lab-deps mutation
+.PHONY: help venv venv-locked test unit lint format typecheck demo plan-all clean lab-deps mutation
 
 help:
 	@echo "make demo   - set up, start the lab and run playbooks/tune-fabric.yml on it"
 	@echo "make test   - set up and run every test and linter"
 	@echo "make unit   - only the tests that need no root"
-	@echo "make lint   - ruff, pyright, yamllint, ansible-lint"
+	@echo "make lint   - ruff (check + format --check), pyright, yamllint, ansible-lint"
 	@echo "make mutation - mutation score per module of the gate, config rules, cloud wiring, topology (slow; not in CI)"
 
 # dev brings every cloud's extra ([all]); users install only theirs: pip install 'gpufabric[aws]'
@@ -47,10 +47,18 @@ venv-locked:
 unit: $(STAMP) $(ACTIONLINT)
 	$(BIN)/pytest -q -m "not lab"
 
+# Python the formatter keeps in one style (ruff format; `make format` rewrites it).
+FORMATTED := src infra tests benchmarks plugins policy roles/fabric_facts/files \
+  roles/fabric_health/files .github/scripts
+
+format: $(STAMP)
+	$(BIN)/ruff format $(FORMATTED)
+
 lint: $(STAMP)
 	$(BIN)/ruff check src infra tests benchmarks
 	$(BIN)/pyright
 	$(BIN)/ruff check plugins roles/fabric_facts/files roles/fabric_health/files
+	$(BIN)/ruff format --check $(FORMATTED)
 	$(BIN)/yamllint .
 	$(BIN)/ansible-lint
 

@@ -30,8 +30,11 @@ LAB_NAME = process_lab_name("gfbench")
 SETTINGS: dict[str, dict[str, str]] = {
     "plain": {"ANSIBLE_PIPELINING": "False", "ANSIBLE_GATHERING": "implicit"},
     "pipelined": {"ANSIBLE_PIPELINING": "True", "ANSIBLE_GATHERING": "implicit"},
-    "cached": {"ANSIBLE_PIPELINING": "True", "ANSIBLE_GATHERING": "smart",
-               "ANSIBLE_CACHE_PLUGIN": "jsonfile"},
+    "cached": {
+        "ANSIBLE_PIPELINING": "True",
+        "ANSIBLE_GATHERING": "smart",
+        "ANSIBLE_CACHE_PLUGIN": "jsonfile",
+    },
 }
 
 
@@ -44,12 +47,16 @@ def timed_run(lab: LabHandle, playbook: Path, env: dict[str, str]) -> tuple[floa
     if proc.returncode != 0 or not counts:
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-25:])
         raise SystemExit(f"{playbook} failed on {len(lab.hosts)} hosts:\n{tail}")
-    return (seconds, sum(c["failed"] for c in counts.values()),
-            sum(c["changed"] for c in counts.values()))
+    return (
+        seconds,
+        sum(c["failed"] for c in counts.values()),
+        sum(c["changed"] for c in counts.values()),
+    )
 
 
-def measure(playbook: Path, setting: dict[str, str], nodes: int,
-            leaves: int) -> tuple[float, float, int, int]:
+def measure(
+    playbook: Path, setting: dict[str, str], nodes: int, leaves: int
+) -> tuple[float, float, int, int]:
     """On a fresh lab: first-run s, rerun s, failed (both runs), changed on the rerun."""
     with tempfile.TemporaryDirectory(prefix="gf-factcache-") as cache:
         env = {**setting, "ANSIBLE_FORKS": "32", "ANSIBLE_CACHE_PLUGIN_CONNECTION": cache}
@@ -64,7 +71,9 @@ def slope(sizes: list[int], seconds: list[float]) -> float:
     n = len(sizes)
     mx, my = sum(sizes) / n, sum(seconds) / n
     den = sum((x - mx) ** 2 for x in sizes)
-    return sum((x - mx) * (y - my) for x, y in zip(sizes, seconds, strict=True)) / den if den else 0.0
+    return (
+        sum((x - mx) * (y - my) for x, y in zip(sizes, seconds, strict=True)) / den if den else 0.0
+    )
 
 
 def main() -> None:
@@ -72,16 +81,24 @@ def main() -> None:
     ap.add_argument("--sizes", default="2,4,8", help="lab sizes (hosts), comma-separated")
     ap.add_argument("--leaves", type=int, default=2)
     ap.add_argument("--playbook", type=Path, default=Path("playbooks/tune-fabric.yml"))
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="fresh labs per size and setting; the fastest run counts (noise)")
-    ap.add_argument("--settings", default=",".join(SETTINGS), help="subset of: " + ", ".join(SETTINGS))
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="fresh labs per size and setting; the fastest run counts (noise)",
+    )
+    ap.add_argument(
+        "--settings", default=",".join(SETTINGS), help="subset of: " + ", ".join(SETTINGS)
+    )
     args = ap.parse_args()
     check_root()
     check_tools()
     playbook = args.playbook if args.playbook.is_absolute() else REPO / args.playbook
     if not playbook.is_file():
-        sys.exit(f"{args.playbook} not found (measure the lab itself with "
-                 "--playbook tests/lab/playbooks/smoke.yml)")
+        sys.exit(
+            f"{args.playbook} not found (measure the lab itself with "
+            "--playbook tests/lab/playbooks/smoke.yml)"
+        )
     sizes = [int(s) for s in args.sizes.split(",")]
     names = [s for s in args.settings.split(",") if s]
     unknown = [s for s in names if s not in SETTINGS]
@@ -90,8 +107,10 @@ def main() -> None:
     first: dict[str, list[float]] = {s: [] for s in names}
     rerun: dict[str, list[float]] = {s: [] for s in names}
     print(f"playbook {args.playbook}, forks 32, lab {LAB_NAME} ({args.leaves} leaves)")
-    print(f"{'hosts':>5} {'setting':<10} {'first s':>8} {'rerun s':>8} {'failed':>6} "
-          f"{'rerun changed':>13}")
+    print(
+        f"{'hosts':>5} {'setting':<10} {'first s':>8} {'rerun s':>8} {'failed':>6} "
+        f"{'rerun changed':>13}"
+    )
     for n in sizes:
         for name in names:
             runs = [measure(playbook, SETTINGS[name], n, args.leaves) for _ in range(args.repeat)]
@@ -99,22 +118,30 @@ def main() -> None:
             failed, changed2 = sum(r[2] for r in runs), max(r[3] for r in runs)
             first[name].append(t1)
             rerun[name].append(t2)
-            print(f"{n:>5} {name:<10} {t1:>8.1f} {t2:>8.1f} {failed:>6} {changed2:>13}",
-                  flush=True)
+            print(f"{n:>5} {name:<10} {t1:>8.1f} {t2:>8.1f} {failed:>6} {changed2:>13}", flush=True)
     base = names[0]
     print(f"\nratios to '{base}' (lower is faster), per size: first run | rerun")
     for name in names:
-        cells = [f"{first[name][i] / first[base][i]:.2f} | {rerun[name][i] / rerun[base][i]:.2f}"
-                 for i in range(len(sizes))]
+        cells = [
+            f"{first[name][i] / first[base][i]:.2f} | {rerun[name][i] / rerun[base][i]:.2f}"
+            for i in range(len(sizes))
+        ]
         print(f"  {name:<10} " + "   ".join(f"{n}h {c}" for n, c in zip(sizes, cells, strict=True)))
     print("\nper-host slope (least squares, s per extra host) and slope / mean time:")
     for name in names:
         for label, series in (("first", first[name]), ("rerun", rerun[name])):
             s = slope(sizes, series)
-            print(f"  {name:<10} {label:<6} {s:6.2f} s/host   {s / (sum(series) / len(series)):.2f}")
-    print("\nrerun / first run: " + "   ".join(
-        f"{name} " + ",".join(f"{r / f:.2f}" for f, r in zip(first[name], rerun[name], strict=True))
-        for name in names))
+            print(
+                f"  {name:<10} {label:<6} {s:6.2f} s/host   {s / (sum(series) / len(series)):.2f}"
+            )
+    print(
+        "\nrerun / first run: "
+        + "   ".join(
+            f"{name} "
+            + ",".join(f"{r / f:.2f}" for f, r in zip(first[name], rerun[name], strict=True))
+            for name in names
+        )
+    )
 
 
 if __name__ == "__main__":

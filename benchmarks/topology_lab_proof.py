@@ -30,11 +30,30 @@ from gpufabric.topology.score import ring_edges
 HERE = Path(__file__).resolve().parent
 PROGRAM = "/root/topology_ring_allreduce"
 MPIRUN = [
-    "mpirun", "--allow-run-as-root", "--hostfile", "{hostfile}", "--map-by", "slot",
-    "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "eth0",
-    "--mca", "oob_tcp_if_include", "eth0",
-    "--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_allreduce_algorithm", "4",
-    "--mca", "plm_rsh_args", "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
+    "mpirun",
+    "--allow-run-as-root",
+    "--hostfile",
+    "{hostfile}",
+    "--map-by",
+    "slot",
+    "--mca",
+    "btl",
+    "tcp,self",
+    "--mca",
+    "btl_tcp_if_include",
+    "eth0",
+    "--mca",
+    "oob_tcp_if_include",
+    "eth0",
+    "--mca",
+    "coll_tuned_use_dynamic_rules",
+    "1",
+    "--mca",
+    "coll_tuned_allreduce_algorithm",
+    "4",
+    "--mca",
+    "plm_rsh_args",
+    "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
 ]
 
 
@@ -43,8 +62,16 @@ def build(lab: LabHandle, workdir: Path) -> bytes:
     libdir = Path(lab.state.rootfs) / "usr/lib/x86_64-linux-gnu"
     out = workdir / "topology_ring_allreduce"
     subprocess.run(
-        ["gcc", "-O2", f"-I{libdir}/openmpi/include", str(HERE / "topology_ring_allreduce.c"),
-         "-o", str(out), str(libdir / "libmpi.so.40"), f"-Wl,-rpath-link,{libdir}"],
+        [
+            "gcc",
+            "-O2",
+            f"-I{libdir}/openmpi/include",
+            str(HERE / "topology_ring_allreduce.c"),
+            "-o",
+            str(out),
+            str(libdir / "libmpi.so.40"),
+            f"-Wl,-rpath-link,{libdir}",
+        ],
         check=True,
     )
     return out.read_bytes()
@@ -54,23 +81,35 @@ def prepare(lab: LabHandle, binary: bytes) -> None:
     """Put the program on every host; let h1 ssh to the others (mpirun's launcher)."""
     encoded = base64.b64encode(binary).decode()
     for host in lab.hosts:
-        lab.run(host, "sh", "-c", f"base64 -d > {PROGRAM} && chmod 755 {PROGRAM}",
-                input_text=encoded)
+        lab.run(
+            host, "sh", "-c", f"base64 -d > {PROGRAM} && chmod 755 {PROGRAM}", input_text=encoded
+        )
     first = lab.controller
-    lab.sh(first, "test -f /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' "
-                  "-f /root/.ssh/id_ed25519")
+    lab.sh(
+        first,
+        "test -f /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519",
+    )
     pub = lab.run(first, "cat", "/root/.ssh/id_ed25519.pub").stdout.strip()
     for host in lab.hosts:
-        lab.sh(host, f"grep -qxF '{pub}' /root/.ssh/authorized_keys || "
-                     f"echo '{pub}' >> /root/.ssh/authorized_keys")
+        lab.sh(
+            host,
+            f"grep -qxF '{pub}' /root/.ssh/authorized_keys || "
+            f"echo '{pub}' >> /root/.ssh/authorized_keys",
+        )
 
 
 def ordered_hosts(lab: LabHandle) -> list[str]:
     """The role's hostfile (playbooks/topology.yml against the lab)."""
     result = lab.ansible_playbook(
-        "playbooks/topology.yml", "-e", "topology_slurm_controller=",
-        "-e", f"topology_login_host={lab.controller}", "-e", "topology_hostfile_style=plain",
-        "-e", "topology_hostfile_path=/root/hostfile.topology",
+        "playbooks/topology.yml",
+        "-e",
+        "topology_slurm_controller=",
+        "-e",
+        f"topology_login_host={lab.controller}",
+        "-e",
+        "topology_hostfile_style=plain",
+        "-e",
+        "topology_hostfile_path=/root/hostfile.topology",
     )
     if result.returncode != 0:
         sys.exit(f"playbooks/topology.yml failed:\n{result.stdout[-3000:]}{result.stderr[-2000:]}")
@@ -83,11 +122,24 @@ def rotate(hosts: list[str], first: str) -> list[str]:
 
 
 def run_ring(lab: LabHandle, hosts: list[str], nbytes: int, iters: int) -> dict[str, str]:
-    lab.run(lab.controller, "sh", "-c", "cat > /root/hostfile.run",
-            input_text="".join(f"{h} slots=1\n" for h in hosts))
+    lab.run(
+        lab.controller,
+        "sh",
+        "-c",
+        "cat > /root/hostfile.run",
+        input_text="".join(f"{h} slots=1\n" for h in hosts),
+    )
     argv = [a.replace("{hostfile}", "/root/hostfile.run") for a in MPIRUN]
-    proc = lab.run(lab.controller, *argv, "-np", str(len(hosts)), PROGRAM, str(nbytes),
-                   str(iters), timeout=1800)
+    proc = lab.run(
+        lab.controller,
+        *argv,
+        "-np",
+        str(len(hosts)),
+        PROGRAM,
+        str(nbytes),
+        str(iters),
+        timeout=1800,
+    )
     fields: dict[str, str] = {}
     for line in proc.stdout.splitlines():
         words = line.split()
@@ -96,8 +148,10 @@ def run_ring(lab: LabHandle, hosts: list[str], nbytes: int, iters: int) -> dict[
         elif words and words[0] == "bytes":
             fields.update(zip(words[::2], words[1::2], strict=False))
     if fields.get("check") != "ok" or fields.get("order", "").split() != hosts:
-        sys.exit(f"all-reduce result or rank order wrong (hostfile {hosts}):\n"
-                 f"{proc.stdout}\n{proc.stderr}")
+        sys.exit(
+            f"all-reduce result or rank order wrong (hostfile {hosts}):\n"
+            f"{proc.stdout}\n{proc.stderr}"
+        )
     return fields
 
 
@@ -127,8 +181,10 @@ def main() -> None:
             rng.shuffle(shuffled)
         # Open MPI gives rank 0 to the launching host when it is in the hostfile: rotate both
         # rings to start there (a rotation keeps every ring edge).
-        orders = {"topology-ordered": rotate(ordered, lab.controller),
-                  "shuffled": rotate(shuffled, lab.controller)}
+        orders = {
+            "topology-ordered": rotate(ordered, lab.controller),
+            "shuffled": rotate(shuffled, lab.controller),
+        }
         busbw: dict[str, list[float]] = {k: [] for k in orders}
         for _ in range(args.rounds):
             for label, hosts in orders.items():
@@ -138,15 +194,21 @@ def main() -> None:
         if not args.keep:
             lab.stop()
 
-    table = Table(title=f"ring all-reduce, {args.nodes} lab hosts on {args.leaves} leaves, "
-                        f"spine {args.spine_rate}, {args.bytes >> 20} MiB x {args.iters}, "
-                        f"{args.rounds} rounds (Open MPI, TCP, ring forced)")
+    table = Table(
+        title=f"ring all-reduce, {args.nodes} lab hosts on {args.leaves} leaves, "
+        f"spine {args.spine_rate}, {args.bytes >> 20} MiB x {args.iters}, "
+        f"{args.rounds} rounds (Open MPI, TCP, ring forced)"
+    )
     for col in ("order", "hosts", "cross-leaf ring edges", "busbw GB/s (median)", "all rounds"):
         table.add_column(col)
     for label, hosts in orders.items():
-        table.add_row(label, " ".join(hosts), str(ring_edges([leaf[h] for h in hosts])),
-                      f"{statistics.median(busbw[label]):.4f}",
-                      " ".join(f"{b:.4f}" for b in busbw[label]))
+        table.add_row(
+            label,
+            " ".join(hosts),
+            str(ring_edges([leaf[h] for h in hosts])),
+            f"{statistics.median(busbw[label]):.4f}",
+            " ".join(f"{b:.4f}" for b in busbw[label]),
+        )
     console.print(table)
     ratio = statistics.median(busbw["topology-ordered"]) / statistics.median(busbw["shuffled"])
     console.print(f"busbw ratio topology-ordered / shuffled: {ratio:.2f}")

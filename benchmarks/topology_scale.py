@@ -72,15 +72,28 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    table = Table(title="topology order + emit: value / lower bound (1.00 = optimal); "
-                        "topology | shuffled | address-sorted")
-    for col in ("nodes", "levels", "leaves", "order ms", "emit ms", "group",
-                "cross-leaf edges", "leaves touched", "spine bytes", "edges vs topology"):
+    table = Table(
+        title="topology order + emit: value / lower bound (1.00 = optimal); "
+        "topology | shuffled | address-sorted"
+    )
+    for col in (
+        "nodes",
+        "levels",
+        "leaves",
+        "order ms",
+        "emit ms",
+        "group",
+        "cross-leaf edges",
+        "leaves touched",
+        "spine bytes",
+        "edges vs topology",
+    ):
         table.add_column(col, justify="right")
     for nodes in (64, 1024, 4096):
         for levels in (3, 4):
-            t = synthetic(nodes, levels=levels, nvlink=4 if levels == 4 else 0,
-                          seed=args.seed + levels)
+            t = synthetic(
+                nodes, levels=levels, nvlink=4 if levels == 4 else 0, seed=args.seed + levels
+            )
             ring = topology_order(t)
             order_s = timed(lambda t=t: topology_order(t, LAYOUT), args.repeat)
             emit_s = timed(lambda t=t, ring=ring: emit_all(t, ring), args.repeat)
@@ -90,12 +103,14 @@ def main() -> None:
                 ("ring", None, ring),
                 ("dp (tp8 cp2 pp4)", LAYOUT, topology_order(t, LAYOUT)),
             ):
-                scores = [
-                    score_order(t, o, layout)[-1] for o in (topo, shuffled, address_order(t))
-                ]
+                scores = [score_order(t, o, layout)[-1] for o in (topo, shuffled, address_order(t))]
                 table.add_row(
-                    str(nodes), str(levels), str(len(t.leaves())),
-                    f"{order_s * 1000:.0f}", f"{emit_s * 1000:.0f}", label,
+                    str(nodes),
+                    str(levels),
+                    str(len(t.leaves())),
+                    f"{order_s * 1000:.0f}",
+                    f"{emit_s * 1000:.0f}",
+                    label,
                     " | ".join(ratio(s, "cross_leaf_edges") for s in scores),
                     " | ".join(ratio(s, "leaves_touched") for s in scores),
                     " | ".join(ratio(s, "spine_bytes") for s in scores),

@@ -35,7 +35,14 @@ def tree_bytes(root: Path) -> int:
 def venv_for(python: str, extra: str, where: Path) -> int:
     venv = where / (extra or "core")
     subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    pip = [
+        str(venv / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+    ]
     target = f"{REPO}[{extra}]" if extra != "core" else str(REPO)
     subprocess.run([*pip, "-e", target], check=True, stdout=subprocess.DEVNULL)
     size = tree_bytes(venv)
@@ -44,8 +51,9 @@ def venv_for(python: str, extra: str, where: Path) -> int:
 
 
 def main() -> None:
-    extras = list(tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"])
+    extras = list(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    )
     clouds = [e for e in extras if e not in ("all", "dev", "fabric")]
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", default=sys.executable)

@@ -28,7 +28,8 @@ def _user(fn: F) -> F:
         except ImportError as exc:
             raise AnsibleFilterError(
                 f"the gpufabric library is not importable ({exc}); run ansible-playbook from the "
-                "project's venv (.venv/bin/ansible-playbook)") from None
+                "project's venv (.venv/bin/ansible-playbook)"
+            ) from None
         try:
             return fn(*args, **kwargs)
         except UserError as exc:
@@ -38,6 +39,7 @@ def _user(fn: F) -> F:
 
 
 # --- the cluster switches and the provider-native rule (gpufabric.stack_outputs) ----------
+
 
 @_user
 def switch_problem(value: Any, name: str) -> str:
@@ -58,6 +60,7 @@ def encryption_problem(mode: str, instance_type: str) -> str:
 
 
 # --- host facts and decisions (gpufabric.facts), node-side helpers (gpufabric.node) -------
+
 
 @_user
 def gpg_fingerprint_check(colons: str, expected: str, key: str) -> str:
@@ -107,8 +110,9 @@ def fabric_nics(facts: dict[str, Any], instance_type: str) -> dict[str, Any]:
 
 
 @_user
-def roce_fabric_ports(found: list[str], interfaces: list[str], devices: list[str],
-                      instance_type: str = "") -> list[str]:
+def roce_fabric_ports(
+    found: list[str], interfaces: list[str], devices: list[str], instance_type: str = ""
+) -> list[str]:
     """roce_qos: the netdevs to configure from its probe lines ('netdev rdma-device')."""
     from gpufabric.facts.cloud_nics import roce_ports
 
@@ -136,8 +140,17 @@ def ibstat_ports(text: str) -> list[dict[str, Any]]:
     """`ibstat` output -> [{device, port, state, link_layer, rate_gbps}] (doca_ofed verify)."""
     from gpufabric.facts.ibstat import parse
 
-    return [{"device": d.name, "port": p.number, "state": p.state, "link_layer": p.link_layer,
-             "rate_gbps": p.rate_gbps} for d in parse(text) for p in d.ports]
+    return [
+        {
+            "device": d.name,
+            "port": p.number,
+            "state": p.state,
+            "link_layer": p.link_layer,
+            "rate_gbps": p.rate_gbps,
+        }
+        for d in parse(text)
+        for p in d.ports
+    ]
 
 
 @_user
@@ -157,6 +170,7 @@ def run_summary(hostvars: Any, host: str) -> str:
 
 
 # --- the ipsec role (gpufabric.ipsec) ----------------------------------------------------
+
 
 @_user
 def ipsec_proposal_problems(value: str, kind: str) -> list[str]:
@@ -183,8 +197,15 @@ def ipsec_datapath_plan(facts: dict[str, Any]) -> dict[str, Any]:
 
 
 @_user
-def ipsec_reissue_reason(cert: str, ca: str, pubkey: str, identity: str, addresses: list[str],
-                         renew_days: int, rotate: bool = False) -> str:
+def ipsec_reissue_reason(
+    cert: str,
+    ca: str,
+    pubkey: str,
+    identity: str,
+    addresses: list[str],
+    renew_days: int,
+    rotate: bool = False,
+) -> str:
     """'' when the host certificate is still right, else why it must be re-issued."""
     from gpufabric.ipsec import certs
 
@@ -204,9 +225,16 @@ def ipsec_missing_peers(list_sas: str, peers: list[str]) -> list[str]:
 def swanctl_sas(list_sas: str) -> list[dict[str, Any]]:
     from gpufabric.ipsec import swanctl
 
-    return [{"name": sa.name, "state": sa.state, "remote": sa.remote_addr, "up": sa.up,
-             "children": [c.state for c in sa.children]}
-            for sa in swanctl.parse_list_sas(list_sas)]
+    return [
+        {
+            "name": sa.name,
+            "state": sa.state,
+            "remote": sa.remote_addr,
+            "up": sa.up,
+            "children": [c.state for c in sa.children],
+        }
+        for sa in swanctl.parse_list_sas(list_sas)
+    ]
 
 
 @_user
@@ -240,8 +268,9 @@ def ipsec_fabric_network(cidr: Any, host_address: str) -> str:
 
 
 @_user
-def ipsec_guard_exempt(explicit: list[Any], found: list[Any], network: str,
-                       peers: list[str]) -> list[str]:
+def ipsec_guard_exempt(
+    explicit: list[Any], found: list[Any], network: str, peers: list[str]
+) -> list[str]:
     from gpufabric.ipsec import members
 
     return members.guard_exempt(explicit, found, network, peers)
@@ -260,14 +289,16 @@ def ipsec_member_problems(names: list[str], hostvars: Any) -> list[str]:
         default = (facts.get("default_ipv4") or {}).get("address")
         if default is not None and default not in reported:
             reported.append(default)  # the host's word too
-        found.append({"name": name, "address": host.get("__ipsec_address", ""),
-                      "reported": reported})
+        found.append(
+            {"name": name, "address": host.get("__ipsec_address", ""), "reported": reported}
+        )
     missing = [m["name"] for m in found if not m["address"] and not m["reported"]]
     problems = members.member_problems(m for m in found if m["name"] not in missing)
     return problems + [f"ipsec: {n} has no facts (was it in this play?)" for n in missing]
 
 
 # --- the roce_qos role (gpufabric.qos) ---------------------------------------------------
+
 
 def _qos_spec(spec: dict[str, Any]) -> Any:
     from gpufabric.qos import QosSpec
@@ -276,8 +307,9 @@ def _qos_spec(spec: dict[str, Any]) -> Any:
 
 
 @_user
-def roce_qos_plan(mlnx_qos_text: str, port: str, driver: str,
-                  spec: dict[str, Any]) -> dict[str, Any]:
+def roce_qos_plan(
+    mlnx_qos_text: str, port: str, driver: str, spec: dict[str, Any]
+) -> dict[str, Any]:
     """status (configured | change | unsupported), reasons, mlnx_qos argv, dcb argvs."""
     from gpufabric.errors import UserError
     from gpufabric.qos import parse_mlnx_qos, plan_qos
@@ -288,16 +320,23 @@ def roce_qos_plan(mlnx_qos_text: str, port: str, driver: str,
     except UserError:  # not mlnx_qos output (tool error): the port is unsupported
         state = None
     plan = plan_qos(port, driver, state, qspec)
-    return {"status": plan.status, "reasons": plan.reasons,
-            "mlnx_qos_args": plan.mlnx_qos_args, "dcb_commands": plan.dcb_commands}
+    return {
+        "status": plan.status,
+        "reasons": plan.reasons,
+        "mlnx_qos_args": plan.mlnx_qos_args,
+        "dcb_commands": plan.dcb_commands,
+    }
 
 
 @_user
-def roce_qos_plans(texts: list[str], ports: list[str],
-                   spec: dict[str, Any]) -> list[dict[str, Any]]:
+def roce_qos_plans(
+    texts: list[str], ports: list[str], spec: dict[str, Any]
+) -> list[dict[str, Any]]:
     """roce_qos_plan for each (mlnx_qos output, port) of detected mlx5_core ports."""
-    return [roce_qos_plan(text, port, "mlx5_core", spec)
-            for text, port in zip(texts, ports, strict=True)]
+    return [
+        roce_qos_plan(text, port, "mlx5_core", spec)
+        for text, port in zip(texts, ports, strict=True)
+    ]
 
 
 @_user

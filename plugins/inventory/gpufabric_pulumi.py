@@ -75,7 +75,8 @@ class InventoryModule(BaseInventoryPlugin):
 
     def verify_file(self, path: str) -> bool:
         return super().verify_file(path) and path.endswith(
-            (".gpufabric_pulumi.yml", ".gpufabric_pulumi.yaml"))
+            (".gpufabric_pulumi.yml", ".gpufabric_pulumi.yaml")
+        )
 
     def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:
         super().parse(inventory, loader, path, cache)
@@ -107,6 +108,7 @@ class InventoryModule(BaseInventoryPlugin):
         for warning in found.warnings:
             self.display.warning(f"gpufabric_pulumi: {warning}")
         self._populate(inv)
+
     def _populate(self, inv: dict[str, Any]) -> None:
         target = self.inventory
         assert target is not None  # set by BaseInventoryPlugin.parse

@@ -63,7 +63,9 @@ def parse_console(text: str, node: str) -> list[tuple[str, str]]:
             if raw[4 : 4 + size].decode() != kind:
                 raise ValueError("type mismatch")
         except (ValueError, binascii.Error, struct.error, UnicodeDecodeError):
-            raise UserError(f"{node}: the {kind} host key in the console output is damaged") from None
+            raise UserError(
+                f"{node}: the {kind} host key in the console output is damaged"
+            ) from None
         keys.append((kind, base64.b64encode(raw).decode()))
     if not keys:
         raise UserError(f"{node}: the SSH HOST KEY KEYS block holds no key")
@@ -78,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         if not args:
-            raise UserError("usage: python -m gpufabric.hostkeys NAME[,ADDRESS...]=CONSOLE_FILE ...")
+            raise UserError(
+                "usage: python -m gpufabric.hostkeys NAME[,ADDRESS...]=CONSOLE_FILE ..."
+            )
         lines: list[str] = []
         for arg in args:
             names, sep, path = arg.partition("=")

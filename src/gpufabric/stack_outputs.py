@@ -47,16 +47,22 @@ CloudFabric = Literal["efa", "infiniband", "roce", "tcpxo", "tcpx"]
 Fabric = Literal[CloudFabric, "lab"]
 """Every value of gpufabric_fabric: the cloud fabrics plus the lab's."""
 EncryptionMode = Literal["provider-native", "ipsec", "none"]
-GroupKind = Literal["autoscaling-group", "instances", "managed-instance-group", "scale-set",
-                    "cluster-network"]
+GroupKind = Literal[
+    "autoscaling-group", "instances", "managed-instance-group", "scale-set", "cluster-network"
+]
 
 CLOUDS: tuple[str, ...] = get_args(Cloud)
 CLOUD_FABRICS: tuple[str, ...] = get_args(CloudFabric)
 FABRICS: tuple[str, ...] = get_args(Fabric)
 ENCRYPTION_MODES: tuple[str, ...] = get_args(EncryptionMode)
 
-TOPOLOGY_SOURCE: dict[str, str] = {"aws": "aws", "gcp": "gcp", "azure": "ib", "oci": "oci",
-                                   "nebius": "nebius"}
+TOPOLOGY_SOURCE: dict[str, str] = {
+    "aws": "aws",
+    "gcp": "gcp",
+    "azure": "ib",
+    "oci": "oci",
+    "nebius": "nebius",
+}
 """Where the topology role asks for the network topology of a cloud's nodes when the inventory
 does not know every leaf (topology_source): DescribeInstanceTopology, the GCP metadata
 server's physical_host, ibnetdiscover on the InfiniBand fabric (Azure exposes no switch
@@ -70,6 +76,7 @@ SWITCHES: dict[str, tuple[str, ...]] = {
 
 
 # --- the rules, once ---------------------------------------------------------------------
+
 
 def switch_problem(name: str, value: object) -> str:
     """'' when `value` is allowed for the switch `name` (gpufabric_fabric, ...), else one line."""
@@ -87,11 +94,14 @@ def encryption_problem(mode: str, instance_type: str, in_transit: str) -> str:
     `in_transit` (native | none | unconfirmed), else why not (one line)."""
     if mode != "provider-native" or in_transit == "native":
         return ""
-    return (f"{instance_type} is not known to encrypt node-to-node traffic natively "
-            f"(catalog says '{in_transit}'); use 'ipsec', or 'none' on purpose")
+    return (
+        f"{instance_type} is not known to encrypt node-to-node traffic natively "
+        f"(catalog says '{in_transit}'); use 'ipsec', or 'none' on purpose"
+    )
 
 
 # --- the outputs -------------------------------------------------------------------------
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -162,7 +172,9 @@ class StackOutputs(_Model):
         """Output name -> JSON value, as infra/__main__.py exports them."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True) | {
             "storage": self.storage.model_dump(mode="json", by_alias=True, exclude_none=True)
-            if self.storage else None}
+            if self.storage
+            else None
+        }
 
     def group_vars(self) -> dict[str, Any]:
         """The cluster switches every host gets (gpufabric_* group variables)."""
@@ -184,9 +196,17 @@ EXPORTS: tuple[str, ...] = tuple(f.alias or n for n, f in StackOutputs.model_fie
 """The stack's output names, in order."""
 
 
-def build(cfg: Any, itype: Any, *, groups: list[NodeGroup], network: Mapping[str, Any],
-          storage: Mapping[str, Any] | None, project: str | None = None,
-          resource_group: str | None = None, compartment: str | None = None) -> StackOutputs:
+def build(
+    cfg: Any,
+    itype: Any,
+    *,
+    groups: list[NodeGroup],
+    network: Mapping[str, Any],
+    storage: Mapping[str, Any] | None,
+    project: str | None = None,
+    resource_group: str | None = None,
+    compartment: str | None = None,
+) -> StackOutputs:
     """The outputs of one cluster from its validated config (`gpufabric.config.StackConfig`),
     its catalog entry (`gpufabric.catalog.InstanceType`) and the plain values the component
     knows once its resources have names (where its nodes live: `project`, `resource_group`,
@@ -195,10 +215,17 @@ def build(cfg: Any, itype: Any, *, groups: list[NodeGroup], network: Mapping[str
     try:
         return StackOutputs(
             cluster=Cluster(
-                cloud=itype.cloud, name=cfg.name, stack=cfg.stack, region=cfg.region,
-                zone=cfg.zone, instanceType=itype.name, fabric=itype.fabric,
+                cloud=itype.cloud,
+                name=cfg.name,
+                stack=cfg.stack,
+                region=cfg.region,
+                zone=cfg.zone,
+                instanceType=itype.name,
+                fabric=itype.fabric,
                 encryption=cfg.encryption,
-                project=project, resourceGroup=resource_group, compartment=compartment,
+                project=project,
+                resourceGroup=resource_group,
+                compartment=compartment,
             ),
             nodes=Nodes(count=sum(g.count for g in groups), groups=groups),
             network=dict(network),
@@ -212,12 +239,15 @@ def parse(data: Any, origin: str = "stack outputs") -> StackOutputs:
     """Validate decoded outputs (`pulumi stack output --json`); a bad or missing key is one
     UserError line naming `origin` and the key."""
     if not isinstance(data, dict):
-        raise UserError(f"{origin}: expected a JSON object of stack outputs, got "
-                        f"{type(data).__name__}")
+        raise UserError(
+            f"{origin}: expected a JSON object of stack outputs, got {type(data).__name__}"
+        )
     missing = [name for name in ("cluster", "nodes") if name not in data]
     if missing:
-        raise UserError(f"{origin}: no '{missing[0]}' section; these are not the outputs of a "
-                        f"gpufabric stack (expected: {', '.join(EXPORTS)})")
+        raise UserError(
+            f"{origin}: no '{missing[0]}' section; these are not the outputs of a "
+            f"gpufabric stack (expected: {', '.join(EXPORTS)})"
+        )
     try:
         return StackOutputs.model_validate(data)
     except ValidationError as exc:

@@ -39,9 +39,13 @@ def test_inventory_groups_match_the_lab(lab: LabHandle) -> None:
 
 
 def test_ansible_ping_over_the_inventory(lab: LabHandle) -> None:
-    proc = subprocess.run([venv_bin("ansible"), "-i", str(lab.inventory), "gpu_nodes", "-m",
-                           "ansible.builtin.ping"], capture_output=True, text=True, timeout=300,
-                          check=False)
+    proc = subprocess.run(
+        [venv_bin("ansible"), "-i", str(lab.inventory), "gpu_nodes", "-m", "ansible.builtin.ping"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(re.findall(r'"ping": "pong"', proc.stdout)) == 4
 
@@ -82,11 +86,19 @@ def test_summary_lists_managed_files_and_recap(lab: LabHandle, tmp_path: Path) -
     run = lab.ansible_playbook(SMOKE)
     log = tmp_path / "run.log"
     log.write_text(run.stdout)
-    proc = subprocess.run([venv_bin("gpufabric"), "lab", "summary", "--name", lab.name,
-                           "--recap", str(log)], capture_output=True, text=True, timeout=120,
-                          check=False)
+    proc = subprocess.run(
+        [venv_bin("gpufabric"), "lab", "summary", "--name", lab.name, "--recap", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     for host in lab.hosts:
-        assert re.search(rf"^{host} \({re.escape(lab.addresses[host])}, leaf\d\): ok=\d+ "
-                         r"changed=0 failed=0", proc.stdout, re.M), proc.stdout
+        assert re.search(
+            rf"^{host} \({re.escape(lab.addresses[host])}, leaf\d\): ok=\d+ "
+            r"changed=0 failed=0",
+            proc.stdout,
+            re.M,
+        ), proc.stdout
     assert proc.stdout.count("/etc/gpufabric-lab-smoke.txt: 7 settings") == 4, proc.stdout

@@ -19,23 +19,37 @@ pytestmark = pytest.mark.lab
 PREFIX = "gfcli"  # gfcli<pid>: not the session lab, not the developer's, not another run's
 
 
-def gf(*args: str, env: dict[str, str] | None = None,
-       user: str | None = None) -> subprocess.CompletedProcess[str]:
+def gf(
+    *args: str, env: dict[str, str] | None = None, user: str | None = None
+) -> subprocess.CompletedProcess[str]:
     argv = [venv_bin("gpufabric"), *args]
     if user is not None:
         argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def leftovers(name: str) -> list[str]:
     """Everything of lab `name` still on the machine: namespaces, mounts, processes, files."""
-    found = [ns for ns in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
-                                         check=True).stdout.split()
-             if ns.startswith(f"gf-{name}-")]
+    found = [
+        ns
+        for ns in subprocess.run(
+            ["ip", "netns", "list"], capture_output=True, text=True, check=True
+        ).stdout.split()
+        if ns.startswith(f"gf-{name}-")
+    ]
     root = str(LabPaths.of(name).root)
-    found += [ln.split()[4] for ln in Path("/proc/self/mountinfo").read_text().splitlines()
-              if ln.split()[4].startswith(root)]
+    found += [
+        ln.split()[4]
+        for ln in Path("/proc/self/mountinfo").read_text().splitlines()
+        if ln.split()[4].startswith(root)
+    ]
     for pid in (p for p in os.listdir("/proc") if p.isdigit()):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -60,8 +74,9 @@ def cli_lab() -> Iterator[str]:
 
 
 def test_up_status_inventory_down_leave_nothing(cli_lab: str) -> None:
-    up = gf("lab", "up", "--nodes", "3", "--leaves", "2", "--spine-rate", "200mbit",
-            "--name", cli_lab)
+    up = gf(
+        "lab", "up", "--nodes", "3", "--leaves", "2", "--spine-rate", "200mbit", "--name", cli_lab
+    )
     assert up.returncode == 0, up.stderr
     assert "3 hosts, 2 leaves, spine 200mbit" in up.stdout
     assert up.stdout.count("systemd running") == 3, up.stdout
@@ -79,8 +94,10 @@ def test_up_status_inventory_down_leave_nothing(cli_lab: str) -> None:
 
     again = gf("lab", "up", "--name", cli_lab)
     assert again.returncode == 2
-    assert again.stderr.strip() == (f"error: lab '{cli_lab}' is already up (or half up): "
-                                    f"`gpufabric lab down --name {cli_lab}` first")
+    assert again.stderr.strip() == (
+        f"error: lab '{cli_lab}' is already up (or half up): "
+        f"`gpufabric lab down --name {cli_lab}` first"
+    )
 
     assert leftovers(cli_lab)  # the check below sees a running lab
     down = gf("lab", "down", "--name", cli_lab)
@@ -112,12 +129,20 @@ def test_down_cleans_up_after_a_lost_state_file(cli_lab: str, damage: str) -> No
         (["--nodes", "0"], "error: --nodes: 0 is not valid; use 1 to 64"),
         (["--nodes", "65"], "error: --nodes: 65 is not valid; use 1 to 64"),
         (["--leaves", "0"], "error: --leaves: 0 is not valid; use 1 to 8"),
-        (["--nodes", "2", "--leaves", "3"],
-         "error: --leaves: 3 is not valid; at most one leaf per host (--nodes 2)"),
-        (["--spine-rate", "fast"], "error: --spine-rate: 'fast' is not valid; use a tc rate "
-         "from 8kbit to 1tbit such as 500mbit, 1gbit, 10gbit"),
-        (["--name", "Bad_Name"], "error: --name: 'Bad_Name' is not valid; use 1-20 lowercase "
-         "letters and digits, starting with a letter"),
+        (
+            ["--nodes", "2", "--leaves", "3"],
+            "error: --leaves: 3 is not valid; at most one leaf per host (--nodes 2)",
+        ),
+        (
+            ["--spine-rate", "fast"],
+            "error: --spine-rate: 'fast' is not valid; use a tc rate "
+            "from 8kbit to 1tbit such as 500mbit, 1gbit, 10gbit",
+        ),
+        (
+            ["--name", "Bad_Name"],
+            "error: --name: 'Bad_Name' is not valid; use 1-20 lowercase "
+            "letters and digits, starting with a letter",
+        ),
     ],
 )
 def test_bad_flags_are_one_line_errors(cli_lab: str, args: list[str], message: str) -> None:
@@ -129,22 +154,27 @@ def test_bad_flags_are_one_line_errors(cli_lab: str, args: list[str], message: s
 def test_not_root_is_a_one_line_error(cli_lab: str) -> None:
     proc = gf("lab", "up", "--name", cli_lab, user="65534")
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip() == ("error: the lab needs root (network namespaces, mounts, "
-                                   "systemd-nspawn): run it with sudo or as root")
+    assert proc.stderr.strip() == (
+        "error: the lab needs root (network namespaces, mounts, "
+        "systemd-nspawn): run it with sudo or as root"
+    )
 
 
 def test_missing_system_packages_are_named(cli_lab: str, tmp_path: Path) -> None:
     bindir = tmp_path / "bin"  # a PATH with every lab tool except systemd-nspawn and nc
     bindir.mkdir()
     for tool in ("debootstrap", "ssh", "ssh-keygen", "ip", "tc", "nsenter", "unshare"):
-        real = subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True,
-                              text=True, check=True).stdout.strip()
+        real = subprocess.run(
+            ["sh", "-c", f"command -v {tool}"], capture_output=True, text=True, check=True
+        ).stdout.strip()
         (bindir / tool).symlink_to(real)
     proc = gf("lab", "up", "--name", cli_lab, env={"PATH": str(bindir)})
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("error: missing system package(s) for the lab: "
-                                   "netcat-openbsd, systemd-container; `make lab-deps` "
-                                   "installs them")
+    assert proc.stderr.strip() == (
+        "error: missing system package(s) for the lab: "
+        "netcat-openbsd, systemd-container; `make lab-deps` "
+        "installs them"
+    )
     assert leftovers(cli_lab) == []
 
 

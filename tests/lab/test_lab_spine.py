@@ -20,8 +20,9 @@ def iperf(lab: LabHandle, server: str, client: str, seconds: int = 2) -> float:
         if ":5201 " in lab.run(server, "ss", "-Hltn").stdout:
             break
         time.sleep(0.1)
-    proc = lab.run(client, "iperf3", "-J", "-c", lab.addresses[server], "-t", str(seconds),
-                   timeout=60)
+    proc = lab.run(
+        client, "iperf3", "-J", "-c", lab.addresses[server], "-t", str(seconds), timeout=60
+    )
     return json.loads(proc.stdout)["end"]["sum_received"]["bits_per_second"] / 1e6
 
 
@@ -35,8 +36,10 @@ def test_spine_rate_slows_cross_leaf_only(lab: LabHandle) -> None:
     finally:
         lab.set_spine_rate(None)
     unshaped = iperf(lab, "h1", "h3")
-    print(f"same-leaf {same:.0f} Mbit/s, cross-leaf shaped {cross:.0f} / {back:.0f} Mbit/s, "
-          f"cross-leaf unshaped {unshaped:.0f} Mbit/s, spine rate {RATE_MBIT} Mbit/s")
+    print(
+        f"same-leaf {same:.0f} Mbit/s, cross-leaf shaped {cross:.0f} / {back:.0f} Mbit/s, "
+        f"cross-leaf unshaped {unshaped:.0f} Mbit/s, spine rate {RATE_MBIT} Mbit/s"
+    )
     assert cross < same / 3 and back < same / 3
     assert 0.5 < cross / RATE_MBIT < 1.1 and 0.5 < back / RATE_MBIT < 1.1
     assert unshaped > 3 * cross

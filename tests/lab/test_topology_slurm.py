@@ -45,8 +45,13 @@ def slurmctld(lab: LabHandle) -> Iterator[str]:
     """slurmctld running on the controller host with a topology-less slurm.conf."""
     host = lab.controller
     conf = SLURM_CONF.format(controller=host, nodes=compress(lab.hosts))
-    lab.run(host, "sh", "-c", "mkdir -p /var/lib/slurm/gftopo /var/log/slurm && "
-            "cat > /etc/slurm/slurm.conf", input_text=conf)
+    lab.run(
+        host,
+        "sh",
+        "-c",
+        "mkdir -p /var/lib/slurm/gftopo /var/log/slurm && cat > /etc/slurm/slurm.conf",
+        input_text=conf,
+    )
     lab.sh(host, "systemctl start munge slurmctld && sleep 1 && systemctl is-active slurmctld")
     try:
         yield host
@@ -81,8 +86,14 @@ def test_role_loads_the_topology_into_slurmctld(
     kubectl = tmp_path / "kubectl"
     kubectl.write_text(FAKE_KUBECTL.format(log=tmp_path / "kubectl.log"))
     kubectl.chmod(0o755)
-    workdir = ["-e", f"topology_workdir={tmp_path}", "-e", "topology_k8s_labels=true",
-               "-e", f"topology_kubectl={kubectl}"]
+    workdir = [
+        "-e",
+        f"topology_workdir={tmp_path}",
+        "-e",
+        "topology_k8s_labels=true",
+        "-e",
+        f"topology_kubectl={kubectl}",
+    ]
     first = lab.ansible_playbook("playbooks/topology.yml", *workdir)
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr
     topo = switches(lab.run(slurmctld, "scontrol", "show", "topology").stdout)
@@ -93,7 +104,9 @@ def test_role_loads_the_topology_into_slurmctld(
         assert set(expand(topo[leaf]["Nodes"])) == hosts
         assert topo[leaf]["Level"] == "0"
     assert set(expand(topo["fabric"]["Switches"])) == set(by_leaf)  # one root above the leaves
-    assert "TopologyPlugin=topology/tree" in lab.run(slurmctld, "cat", "/etc/slurm/slurm.conf").stdout
+    assert (
+        "TopologyPlugin=topology/tree" in lab.run(slurmctld, "cat", "/etc/slurm/slurm.conf").stdout
+    )
 
     labelled = (tmp_path / "kubectl.log").read_text().splitlines()
     assert len(labelled) == len(lab.hosts)

@@ -25,9 +25,13 @@ def test_tune_fabric_first_run_second_run_and_check(lab: LabHandle) -> None:
     assert set(lab.hosts) <= set(recap)
     assert all(recap[h]["failed"] == 0 and recap[h]["unreachable"] == 0 for h in lab.hosts)
     # each hardware role said in one line what it skipped and why, on every host
-    for line in ("efa: skipped, no EFA device", "doca_ofed: skipped, no ConnectX",
-                 "host_tuning: sysctl skipped", "kernel.numa_balancing",
-                 "host_tuning: hugepages skipped, no EFA device"):
+    for line in (
+        "efa: skipped, no EFA device",
+        "doca_ofed: skipped, no ConnectX",
+        "host_tuning: sysctl skipped",
+        "kernel.numa_balancing",
+        "host_tuning: hugepages skipped, no EFA device",
+    ):
         assert first.stdout.count(line) >= len(lab.hosts), line
     for host in lab.hosts:
         assert f'"msg": "{host}: no GPU, no RDMA (fabric none)' in first.stdout  # summary play
@@ -36,13 +40,15 @@ def test_tune_fabric_first_run_second_run_and_check(lab: LabHandle) -> None:
     assert second.returncode == 0, second.stdout[-6000:] + second.stderr
     recap = counts(second.stdout)
     assert all(recap[h]["changed"] == 0 and recap[h]["failed"] == 0 for h in lab.hosts), (
-        second.stdout[-6000:])
+        second.stdout[-6000:]
+    )
 
     check = lab.ansible_playbook(PLAYBOOK, "--check", "--diff")
     assert check.returncode == 0, check.stdout[-6000:] + check.stderr
     recap = counts(check.stdout)
     assert all(recap[h]["changed"] == 0 and recap[h]["failed"] == 0 for h in lab.hosts), (
-        check.stdout[-6000:])
+        check.stdout[-6000:]
+    )
 
     # the state is really there (read inside each host, not through Ansible)
     for host in lab.hosts:

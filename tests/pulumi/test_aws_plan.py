@@ -344,7 +344,9 @@ def test_nat_egress_vs_endpoints() -> None:
     nat = plan_for("aws-h100")
     assert len(nat.of_type("aws:ec2/natGateway:NatGateway")) == 1
     endpoints = plan_for(
-        "aws-h100", "gpufabric:network.egress=endpoints", "gpufabric:aws.organizationId=o-a1b2c3d4e5"
+        "aws-h100",
+        "gpufabric:network.egress=endpoints",
+        "gpufabric:aws.organizationId=o-a1b2c3d4e5",
     )
     assert not endpoints.of_type("aws:ec2/natGateway:NatGateway")
     services = sorted(
@@ -379,7 +381,10 @@ def test_outputs_are_the_contract_and_name_the_autoscaling_group() -> None:
     assert set(plan.outputs) == set(EXPORTS)
     out = parse(plan.outputs)
     assert (out.cluster.fabric, out.cluster.cloud, out.cluster.encryption) == (
-        "efa", "aws", "provider-native")
+        "efa",
+        "aws",
+        "provider-native",
+    )
     (group,) = out.nodes.groups
     # EC2 tags the group's instances with aws:autoscaling:groupName = this name
     assert (group.kind, group.name, group.count) == ("autoscaling-group", one(plan, ASG).name, 16)

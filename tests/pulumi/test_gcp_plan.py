@@ -394,8 +394,11 @@ def test_node_groups_name_what_discovery_links_to() -> None:
     assert group.kind == "instances"
     assert group.members == [i.inputs["name"] for i in plan_for(MEGA).of_type(INSTANCE)]
     (mig,) = parse(plan_for(ULTRA).outputs).nodes.groups
-    assert (mig.kind, mig.name, mig.count) == ("managed-instance-group",
-                                               one(plan_for(ULTRA), MIG).inputs["name"], 8)
+    assert (mig.kind, mig.name, mig.count) == (
+        "managed-instance-group",
+        one(plan_for(ULTRA), MIG).inputs["name"],
+        8,
+    )
 
 
 def test_project_must_match_the_providers_project() -> None:

@@ -59,7 +59,10 @@ def test_oci_lustre_sits_in_the_nodes_ad_on_the_storage_subnet() -> None:
     assert subnets[fs.inputs["subnetId"]].inputs["cidrBlock"] == "10.0.64.0/24"
     assert fs.inputs["capacityInGbs"] == 31200
     storage = plan.outputs["storage"]
-    assert storage["mountCommand"].startswith("mount -t lustre ") and storage["mountPoint"] == "/lustre"
+    assert (
+        storage["mountCommand"].startswith("mount -t lustre ")
+        and storage["mountPoint"] == "/lustre"
+    )
 
 
 def test_oci_island_blocks_and_reservation_reach_the_resources() -> None:
@@ -96,7 +99,10 @@ def test_nebius_every_vm_joins_the_gpu_cluster_with_the_filesystem() -> None:
     assert gc.inputs["infinibandFabric"] == "fabric-3" and len(vms) == 16
     for vm in vms:
         assert vm.inputs["gpuCluster"] == {"id": gc.id}
-        assert vm.inputs["resources"] == {"platform": "gpu-h100-sxm", "preset": "8gpu-128vcpu-1600gb"}
+        assert vm.inputs["resources"] == {
+            "platform": "gpu-h100-sxm",
+            "preset": "8gpu-128vcpu-1600gb",
+        }
         (attached,) = vm.inputs["filesystems"]
         assert attached["existingFilesystem"] == {"id": fs.id} and attached["mountTag"] == "shared"
         assert "publicIpAddress" not in vm.inputs["networkInterfaces"][0]
@@ -105,9 +111,14 @@ def test_nebius_every_vm_joins_the_gpu_cluster_with_the_filesystem() -> None:
 
 
 def test_nebius_reservation_is_strict() -> None:
-    plan = plan_for("nebius-h100", 'gpufabric:capacity={"type": "reservation", "reservationId": "cbg-e00abc"}')
+    plan = plan_for(
+        "nebius-h100", 'gpufabric:capacity={"type": "reservation", "reservationId": "cbg-e00abc"}'
+    )
     for vm in plan.of_type(NEB_VM):
-        assert vm.inputs["reservationPolicy"] == {"policy": "STRICT", "reservationIds": ["cbg-e00abc"]}
+        assert vm.inputs["reservationPolicy"] == {
+            "policy": "STRICT",
+            "reservationIds": ["cbg-e00abc"],
+        }
 
 
 def test_nebius_outputs_say_how_to_find_the_nodes() -> None:

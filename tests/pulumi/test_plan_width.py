@@ -23,8 +23,9 @@ def test_plan_reads_at_80_columns(stack: str) -> None:
     assert max(len(line) for line in lines) <= 80
     assert "…" not in text and "..." not in text
     for resource in plan.resources:  # every name whole, on one line
-        assert any(re.search(rf"(?<![\w-]){re.escape(resource.name)}(?![\w-])", line)
-                   for line in lines), resource.name
+        assert any(
+            re.search(rf"(?<![\w-]){re.escape(resource.name)}(?![\w-])", line) for line in lines
+        ), resource.name
     words = {w for line in lines for w in re.split(r"[\s│┃|]+", line) if w}
     for _label, value in fabric_summary(plan):
         for token in value.split():

@@ -17,8 +17,17 @@ def load(path: Path) -> dict:
 
 
 def test_roles_exist():
-    assert {"fabric_facts", "host_tuning", "ipsec", "efa", "doca_ofed", "roce_qos", "nccl",
-            "nccl_tests", "topology"} <= set(ALL_ROLES)
+    assert {
+        "fabric_facts",
+        "host_tuning",
+        "ipsec",
+        "efa",
+        "doca_ofed",
+        "roce_qos",
+        "nccl",
+        "nccl_tests",
+        "topology",
+    } <= set(ALL_ROLES)
 
 
 @pytest.mark.parametrize("role", ALL_ROLES)
@@ -29,7 +38,8 @@ def test_argument_specs_match_defaults(role: str):
     options = specs["argument_specs"]["main"].get("options") or {}
     assert set(options) == set(defaults), (
         f"{role}: only in defaults {sorted(set(defaults) - set(options))}, "
-        f"only in argument_specs {sorted(set(options) - set(defaults))}")
+        f"only in argument_specs {sorted(set(options) - set(defaults))}"
+    )
 
 
 @pytest.mark.parametrize("role", ALL_ROLES)
@@ -54,4 +64,5 @@ def test_role_conventions(role: str):
     main = yaml.safe_load((ROLES / role / "tasks" / "main.yml").read_text())
     for task in main:
         assert {"ansible.builtin.import_tasks", "ansible.builtin.include_tasks"} & set(task), (
-            f"{role}: tasks/main.yml should only import/include phase files")
+            f"{role}: tasks/main.yml should only import/include phase files"
+        )

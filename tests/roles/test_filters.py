@@ -22,32 +22,50 @@ def filters() -> dict:
 
 def test_every_filter_is_registered(filters: dict):
     assert set(filters) == {
-        "gpufabric_switch_problem", "gpufabric_encryption_problem",
-        "gpufabric_host_facts", "gpufabric_decision", "gpufabric_fabric_mismatch",
-        "gpufabric_fabric_nics", "gpufabric_roce_fabric_ports",
-        "gpufabric_nccl_profile", "gpufabric_sysctl_plan", "gpufabric_ibstat_ports",
-        "gpufabric_efa_devices", "gpufabric_run_summary",
-        "gpufabric_ipsec_proposal_problems", "gpufabric_ipsec_datapath_plan",
-        "gpufabric_ipsec_reissue_reason", "gpufabric_ipsec_missing_peers",
-        "gpufabric_swanctl_sas", "gpufabric_ipsec_capture_verdict",
-        "gpufabric_ipsec_is_ipv4", "gpufabric_ipsec_address", "gpufabric_ipsec_fabric_network",
-        "gpufabric_ipsec_member_problems", "gpufabric_ipsec_guard_exempt",
+        "gpufabric_switch_problem",
+        "gpufabric_encryption_problem",
+        "gpufabric_host_facts",
+        "gpufabric_decision",
+        "gpufabric_fabric_mismatch",
+        "gpufabric_fabric_nics",
+        "gpufabric_roce_fabric_ports",
+        "gpufabric_nccl_profile",
+        "gpufabric_sysctl_plan",
+        "gpufabric_ibstat_ports",
+        "gpufabric_efa_devices",
+        "gpufabric_run_summary",
+        "gpufabric_ipsec_proposal_problems",
+        "gpufabric_ipsec_datapath_plan",
+        "gpufabric_ipsec_reissue_reason",
+        "gpufabric_ipsec_missing_peers",
+        "gpufabric_swanctl_sas",
+        "gpufabric_ipsec_capture_verdict",
+        "gpufabric_ipsec_is_ipv4",
+        "gpufabric_ipsec_address",
+        "gpufabric_ipsec_fabric_network",
+        "gpufabric_ipsec_member_problems",
+        "gpufabric_ipsec_guard_exempt",
         "gpufabric_gpg_fingerprint_check",
-        "gpufabric_roce_qos_plan", "gpufabric_roce_qos_plans", "gpufabric_roce_qos_commands",
-        "gpufabric_roce_qos_nccl_env"}
+        "gpufabric_roce_qos_plan",
+        "gpufabric_roce_qos_plans",
+        "gpufabric_roce_qos_commands",
+        "gpufabric_roce_qos_nccl_env",
+    }
 
 
 def test_switch_and_encryption_rules_come_from_the_library(filters: dict):
     assert filters["gpufabric_switch_problem"]("tcpx", "gpufabric_fabric") == ""
     assert filters["gpufabric_switch_problem"]("", "gpufabric_fabric") == (
-        "gpufabric_fabric: (unset) is not valid; use one of "
-        "efa, infiniband, roce, tcpxo, tcpx, lab")
+        "gpufabric_fabric: (unset) is not valid; use one of efa, infiniband, roce, tcpxo, tcpx, lab"
+    )
     assert "use one of provider-native, ipsec, none" in filters["gpufabric_switch_problem"](
-        "tls", "gpufabric_encryption")
+        "tls", "gpufabric_encryption"
+    )
     assert filters["gpufabric_encryption_problem"]("provider-native", "p5.48xlarge") == ""
     assert filters["gpufabric_encryption_problem"]("ipsec", "p5en.48xlarge") == ""
     assert "p5en.48xlarge is not known to encrypt" in filters["gpufabric_encryption_problem"](
-        "provider-native", "p5en.48xlarge")
+        "provider-native", "p5en.48xlarge"
+    )
     with pytest.raises(AnsibleFilterError, match="gpufabric_instance_type: 'p9'"):
         filters["gpufabric_encryption_problem"]("provider-native", "p9")
 
@@ -71,18 +89,28 @@ def test_library_errors_become_filter_errors(filters: dict):
 
 
 def test_tool_output_filters(filters: dict):
-    ibstat = ("CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n"
-              "\t\tRate: 400\n\t\tLink layer: InfiniBand\n")
+    ibstat = (
+        "CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n"
+        "\t\tRate: 400\n\t\tLink layer: InfiniBand\n"
+    )
     assert filters["gpufabric_ibstat_ports"](ibstat) == [
-        {"device": "mlx5_0", "port": 1, "state": "Active", "link_layer": "InfiniBand",
-         "rate_gbps": 400.0}]
+        {
+            "device": "mlx5_0",
+            "port": 1,
+            "state": "Active",
+            "link_layer": "InfiniBand",
+            "rate_gbps": 400.0,
+        }
+    ]
     fi = "provider: efa\n    fabric: efa\n    domain: rdmap16s27-rdm\n    type: FI_EP_RDM\n"
     assert filters["gpufabric_efa_devices"](fi) == ["rdmap16s27"]
 
 
 def test_fabric_nics_filter_and_its_error(filters: dict):
-    ibstat = "".join(f"CA 'mlx5_{i}'\n\tPort 1:\n\t\tState: Active\n\t\tRate: 400\n"
-                     "\t\tLink layer: InfiniBand\n" for i in range(8))
+    ibstat = "".join(
+        f"CA 'mlx5_{i}'\n\tPort 1:\n\t\tState: Active\n\t\tRate: 400\n\t\tLink layer: InfiniBand\n"
+        for i in range(8)
+    )
     facts = filters["gpufabric_host_facts"]({"outputs": {"ibstat": ibstat}}, "n1")
     out = filters["gpufabric_fabric_nics"](facts, "gpu-h100-sxm/8gpu-128vcpu-1600gb")
     assert out["ok"] and len(out["fabric_up"]) == 8

@@ -53,8 +53,10 @@ def test_unknown_instance_type_names_the_key() -> None:
 def test_encryption_mode_must_be_explicit() -> None:
     proc = run()
     assert proc.returncode != 0
-    assert "gpufabric_encryption: (unset) is not valid; use one of provider-native, ipsec, none" \
+    assert (
+        "gpufabric_encryption: (unset) is not valid; use one of provider-native, ipsec, none"
         in proc.stdout
+    )
 
 
 def test_none_is_accepted_and_says_so() -> None:

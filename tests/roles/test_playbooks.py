@@ -16,9 +16,18 @@ MY_ROLES = ("fabric_facts", "host_tuning", "efa", "doca_ofed", "nccl")
 @pytest.mark.parametrize("playbook", PLAYBOOKS, ids=lambda p: p.name)
 def test_syntax_check(playbook: Path):
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-playbook"), "--syntax-check",
-         "-i", "localhost,", str(playbook)],
-        cwd=REPO, capture_output=True, text=True, check=False)
+        [
+            str(Path(sys.executable).parent / "ansible-playbook"),
+            "--syntax-check",
+            "-i",
+            "localhost,",
+            str(playbook),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -34,7 +43,10 @@ def test_tune_fabric_runs_preflight_first_then_the_roles_in_order():
     assert all("always" in play["tags"] for play in pre)
 
 
-@pytest.mark.parametrize("template", sorted(
-    t for r in MY_ROLES for t in (REPO / "roles" / r).glob("templates/*.j2")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "template",
+    sorted(t for r in MY_ROLES for t in (REPO / "roles" / r).glob("templates/*.j2")),
+    ids=lambda p: p.name,
+)
 def test_templates_start_with_ansible_managed(template: Path):
     assert template.read_text().startswith("{{ ansible_managed | comment }}")

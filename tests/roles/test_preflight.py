@@ -17,26 +17,43 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run(tmp_path: Path, group: str = "gpu_nodes", **hostvars: str) -> subprocess.CompletedProcess:
-    hosts = {f"n{i}": {"ansible_host": "127.0.0.1", "ansible_port": 1, **hostvars}
-             for i in (1, 2)}
+    hosts = {f"n{i}": {"ansible_host": "127.0.0.1", "ansible_port": 1, **hostvars} for i in (1, 2)}
     inv = tmp_path / "inventory.yml"
     inv.write_text(yaml.safe_dump({"all": {"children": {group: {"hosts": hosts}}}}))
     return subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inv),
-         "playbooks/tune-fabric.yml"],
-        cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
+        [
+            str(Path(sys.executable).parent / "ansible-playbook"),
+            "-i",
+            str(inv),
+            "playbooks/tune-fabric.yml",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
 
 
-@pytest.mark.parametrize(("hostvars", "message"), [
-    ({"gpufabric_fabric": "ethernet", "gpufabric_encryption": "none"},
-     "n1: gpufabric_fabric: 'ethernet' is not valid; use one of "
-     "efa, infiniband, roce, tcpxo, tcpx, lab"),
-    ({"gpufabric_fabric": "lab", "gpufabric_encryption": "tls"},
-     "n1: gpufabric_encryption: 'tls' is not valid; use one of provider-native, ipsec, none"),
-    ({"gpufabric_encryption": "none"}, "n1: gpufabric_fabric: (unset) is not valid"),
-    ({"gpufabric_fabric": "tcpx", "gpufabric_encryption": "nope"},
-     "n1: gpufabric_encryption: 'nope' is not valid"),
-])
+@pytest.mark.parametrize(
+    ("hostvars", "message"),
+    [
+        (
+            {"gpufabric_fabric": "ethernet", "gpufabric_encryption": "none"},
+            "n1: gpufabric_fabric: 'ethernet' is not valid; use one of "
+            "efa, infiniband, roce, tcpxo, tcpx, lab",
+        ),
+        (
+            {"gpufabric_fabric": "lab", "gpufabric_encryption": "tls"},
+            "n1: gpufabric_encryption: 'tls' is not valid; use one of provider-native, ipsec, none",
+        ),
+        ({"gpufabric_encryption": "none"}, "n1: gpufabric_fabric: (unset) is not valid"),
+        (
+            {"gpufabric_fabric": "tcpx", "gpufabric_encryption": "nope"},
+            "n1: gpufabric_encryption: 'nope' is not valid",
+        ),
+    ],
+)
 def test_bad_switches_stop_before_any_host(tmp_path: Path, hostvars: dict, message: str):
     proc = run(tmp_path, **hostvars)
     assert proc.returncode != 0

@@ -18,13 +18,30 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 ISLAND = "ocid1.computehpcisland.oc1.iad.island"
 OCI = {
-    "n1": {"customerHPCIslandId": ISLAND, "customerNetworkBlock": "nb1", "customerLocalBlock": "lb1"},
-    "n2": {"customerHPCIslandId": ISLAND, "customerNetworkBlock": "nb1", "customerLocalBlock": "lb1"},
-    "n3": {"customerHPCIslandId": ISLAND, "customerNetworkBlock": "nb2", "customerLocalBlock": "lb7"},
+    "n1": {
+        "customerHPCIslandId": ISLAND,
+        "customerNetworkBlock": "nb1",
+        "customerLocalBlock": "lb1",
+    },
+    "n2": {
+        "customerHPCIslandId": ISLAND,
+        "customerNetworkBlock": "nb1",
+        "customerLocalBlock": "lb1",
+    },
+    "n3": {
+        "customerHPCIslandId": ISLAND,
+        "customerNetworkBlock": "nb2",
+        "customerLocalBlock": "lb7",
+    },
 }
 NEBIUS = {
-    name: {"id": f"computeinstance-{name}", "hostname": name, "gpu_cluster_id": "computegpucluster-1",
-           "infiniband_fabric": "fabric-3", "infiniband_topology_path": ["r", "s1", leaf]}
+    name: {
+        "id": f"computeinstance-{name}",
+        "hostname": name,
+        "gpu_cluster_id": "computegpucluster-1",
+        "infiniband_fabric": "fabric-3",
+        "infiniband_topology_path": ["r", "s1", leaf],
+    }
     for name, leaf in (("n1", "l1"), ("n2", "l2"), ("n3", "l2"))
 }
 EXPECTED_HEADER = {"oci": ("Authorization", "Bearer Oracle"), "nebius": ("Metadata", "true")}
@@ -62,21 +79,42 @@ def imds() -> Iterator[tuple[str, list[tuple[str, str]]]]:
 @pytest.mark.parametrize("source", ["oci", "nebius"])
 def test_imds_sources_render_the_fabric(tmp_path: Path, imds, source: str) -> None:
     base, seen = imds
-    role_vars = yaml.safe_load((REPO / "roles/topology/vars/main.yml").read_text())["__topology_imds"]
+    role_vars = yaml.safe_load((REPO / "roles/topology/vars/main.yml").read_text())[
+        "__topology_imds"
+    ]
     imds_vars = {
         src: {"url": f"{base}/{src}/{{{{ inventory_hostname }}}}", "headers": spec["headers"]}
         for src, spec in role_vars.items()
     }
     inv = tmp_path / "inventory.yml"
-    hosts = {n: {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-             for n in ("n1", "n2", "n3")}
+    hosts = {
+        n: {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+        for n in ("n1", "n2", "n3")
+    }
     inv.write_text(yaml.safe_dump({"all": {"children": {"gpu_nodes": {"hosts": hosts}}}}))
-    extra = {"topology_source": source, "topology_workdir": str(tmp_path / "work"),
-             "topology_login_host": "", "__topology_imds": imds_vars}
+    extra = {
+        "topology_source": source,
+        "topology_workdir": str(tmp_path / "work"),
+        "topology_login_host": "",
+        "__topology_imds": imds_vars,
+    }
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inv),
-         "playbooks/topology.yml", "-e", json.dumps(extra), "-e", "ansible_become=false"],
-        cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
+        [
+            str(Path(sys.executable).parent / "ansible-playbook"),
+            "-i",
+            str(inv),
+            "playbooks/topology.yml",
+            "-e",
+            json.dumps(extra),
+            "-e",
+            "ansible_become=false",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert len(seen) == 3 and all(h for _p, h in seen)  # each node asked, with the header
     written = json.loads((tmp_path / "work" / "input.json").read_text())

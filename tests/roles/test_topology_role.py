@@ -18,9 +18,18 @@ ROLE = REPO / "roles" / "topology"
 def test_playbook_syntax_check() -> None:
     bindir = Path(sys.executable).parent
     result = subprocess.run(
-        [str(bindir / "ansible-playbook"), "--syntax-check", "-i", "localhost,",
-         "playbooks/topology.yml"],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        [
+            str(bindir / "ansible-playbook"),
+            "--syntax-check",
+            "-i",
+            "localhost,",
+            "playbooks/topology.yml",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -37,12 +46,18 @@ def test_inventory_template_renders_a_valid_file_topology() -> None:
     hostvars = {
         "h1": {"gpufabric_leaf": "leaf1", "ansible_host": "10.0.0.11"},
         "h2": {"gpufabric_leaf": "leaf1", "ansible_host": "10.0.0.12"},
-        "h3": {"gpufabric_leaf": "leaf2", "ansible_host": "10.0.0.13",
-               "gpufabric_nvlink_domain": "nvl7"},
+        "h3": {
+            "gpufabric_leaf": "leaf2",
+            "ansible_host": "10.0.0.13",
+            "gpufabric_nvlink_domain": "nvl7",
+        },
     }
     text = env.get_template("inventory-topology.yml.j2").render(
-        ansible_managed="managed", topology_nodes=list(hostvars), hostvars=hostvars,
-        topology_node_name_var="", topology_path_vars=["gpufabric_leaf"],
+        ansible_managed="managed",
+        topology_nodes=list(hostvars),
+        hostvars=hostvars,
+        topology_node_name_var="",
+        topology_path_vars=["gpufabric_leaf"],
         topology_nvlink_var="gpufabric_nvlink_domain",
     )
     t = file.parse(yaml.safe_load(text))

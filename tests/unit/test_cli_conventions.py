@@ -23,8 +23,13 @@ MIXED = REPO / "tests" / "fixtures_topology" / "aws_mixed_p5_p6b200_pages.json" 
 
 def gpufabric(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "gpufabric.cli", *args], cwd=REPO, input=stdin,
-        env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "gpufabric.cli", *args],
+        cwd=REPO,
+        input=stdin,
+        env={**os.environ, "COLUMNS": "100"},
+        capture_output=True,
+        text=True,
+        timeout=300,
         check=False,
     )
 
@@ -64,9 +69,21 @@ def test_a_closed_pipe_ends_quietly_with_0(json_out: bool) -> None:
     os.close(read)  # EPIPE on the first write
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "gpufabric.cli", "plan", "-s", "aws-h100",
-             *(["--json"] if json_out else [])],
-            cwd=REPO, stdout=write, stderr=subprocess.PIPE, text=True, timeout=300, check=False,
+            [
+                sys.executable,
+                "-m",
+                "gpufabric.cli",
+                "plan",
+                "-s",
+                "aws-h100",
+                *(["--json"] if json_out else []),
+            ],
+            cwd=REPO,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            check=False,
         )
     finally:
         os.close(write)
@@ -80,10 +97,20 @@ def test_devnull_output_keeps_a_failure_s_exit_code() -> None:
 
 
 def test_dash_reads_standard_input() -> None:
-    from_file = gpufabric("topology", "render", "--source", "aws", "-i", str(MIXED),
-                          "--format", "slurm-tree")
-    from_stdin = gpufabric("topology", "render", "--source", "aws", "-i", "-",
-                           "--format", "slurm-tree", stdin=MIXED.read_text())
+    from_file = gpufabric(
+        "topology", "render", "--source", "aws", "-i", str(MIXED), "--format", "slurm-tree"
+    )
+    from_stdin = gpufabric(
+        "topology",
+        "render",
+        "--source",
+        "aws",
+        "-i",
+        "-",
+        "--format",
+        "slurm-tree",
+        stdin=MIXED.read_text(),
+    )
     assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stderr
     header, *body = from_stdin.stdout.splitlines()
     assert header.startswith("# Slurm topology/tree from -;")
@@ -94,8 +121,17 @@ def test_dash_reads_standard_input() -> None:
 
 
 def test_standard_input_is_read_once() -> None:
-    result = gpufabric("topology", "render", "--source", "aws", "-i", "-", "--names", "-",
-                       stdin="i-0c5d1e8f2a3b4c903 n1\n")
+    result = gpufabric(
+        "topology",
+        "render",
+        "--source",
+        "aws",
+        "-i",
+        "-",
+        "--names",
+        "-",
+        stdin="i-0c5d1e8f2a3b4c903 n1\n",
+    )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "error: -: standard input is already read; name it once"

@@ -27,7 +27,10 @@ def test_aws_instance_outside_the_stack_vpc_or_subnets_is_left_out(tmp_path: Pat
     ids = out.nodes.groups[0].members
     ours = cli_json.aws_instance(ids[0], "10.0.0.5")
     other_vpc = {**cli_json.aws_instance(ids[1], "10.0.0.6"), "VpcId": "vpc-0fedcba987654321f"}
-    other_subnet = {**cli_json.aws_instance(ids[2], "10.0.0.7"), "SubnetId": "subnet-0aaaaaaaaaaaaaaaa"}
+    other_subnet = {
+        **cli_json.aws_instance(ids[2], "10.0.0.7"),
+        "SubnetId": "subnet-0aaaaaaaaaaaaaaaa",
+    }
     (tmp_path / "d.json").write_text(
         json.dumps(cli_json.aws_describe_instances(ours, other_vpc, other_subnet))
     )

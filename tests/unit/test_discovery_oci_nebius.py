@@ -24,17 +24,31 @@ def _write(tmp: Path, name: str, doc: object) -> Path:
 
 def _oci_files(tmp: Path, count: int) -> list[Path]:
     ids = [f"ocid1.instance.oc1.iad.node{i:04d}" for i in range(count)]
-    pool = [cli_json.oci_pool_instance(iid, f"inst-{i:04d}-oci-h100-pool", zone=ZONE)
-            for i, iid in enumerate(ids)]
-    pool.append(cli_json.oci_pool_instance("ocid1.instance.oc1.iad.gone", "inst-gone", zone=ZONE,
-                                           state="Terminated"))
-    atts = [cli_json.oci_vnic_attachment(iid, f"ocid1.vnic.oc1.iad.v{i:04d}", zone=ZONE)
-            for i, iid in enumerate(ids)]
-    files = [_write(tmp, "pool.json", {"data": pool}),
-             _write(tmp, "attachments.json", {"data": atts})]
-    files += [_write(tmp, f"vnic-{i}.json",
-                     cli_json.oci_vnic(f"ocid1.vnic.oc1.iad.v{i:04d}", f"10.0.0.{10 + i}"))
-              for i in range(count)]
+    pool = [
+        cli_json.oci_pool_instance(iid, f"inst-{i:04d}-oci-h100-pool", zone=ZONE)
+        for i, iid in enumerate(ids)
+    ]
+    pool.append(
+        cli_json.oci_pool_instance(
+            "ocid1.instance.oc1.iad.gone", "inst-gone", zone=ZONE, state="Terminated"
+        )
+    )
+    atts = [
+        cli_json.oci_vnic_attachment(iid, f"ocid1.vnic.oc1.iad.v{i:04d}", zone=ZONE)
+        for i, iid in enumerate(ids)
+    ]
+    files = [
+        _write(tmp, "pool.json", {"data": pool}),
+        _write(tmp, "attachments.json", {"data": atts}),
+    ]
+    files += [
+        _write(
+            tmp,
+            f"vnic-{i}.json",
+            cli_json.oci_vnic(f"ocid1.vnic.oc1.iad.v{i:04d}", f"10.0.0.{10 + i}"),
+        )
+        for i in range(count)
+    ]
     return files
 
 
@@ -57,12 +71,22 @@ def test_oci_without_vnics_is_one_clear_line(tmp_path: Path) -> None:
 def test_nebius_members_of_the_gpu_cluster(tmp_path: Path) -> None:
     outputs = parse(plan_for("nebius-h100").outputs)
     group = outputs.nodes.groups[0]
-    insts = [cli_json.nebius_instance(name, f"10.0.0.{10 + i}", project="project-e00replacewithyourproject",
-                                      gpu_cluster=group.id, path=["r", "s", f"leaf{i // 8}"])
-             for i, name in enumerate(group.members)]
+    insts = [
+        cli_json.nebius_instance(
+            name,
+            f"10.0.0.{10 + i}",
+            project="project-e00replacewithyourproject",
+            gpu_cluster=group.id,
+            path=["r", "s", f"leaf{i // 8}"],
+        )
+        for i, name in enumerate(group.members)
+    ]
     insts.append(cli_json.nebius_instance("bastion", "10.0.0.5", project="p", gpu_cluster=None))
-    insts.append(cli_json.nebius_instance(group.members[0] + "-x", "10.0.0.6", project="p",
-                                          gpu_cluster=group.id, state="STOPPED"))
+    insts.append(
+        cli_json.nebius_instance(
+            group.members[0] + "-x", "10.0.0.6", project="p", gpu_cluster=group.id, state="STOPPED"
+        )
+    )
     found = discovery.from_files(outputs, [_write(tmp_path, "instances.json", {"items": insts})])
     assert [n.name for n in found.nodes] == sorted(group.members)
     assert found.nodes[0].leaf == "leaf0" and found.nodes[-1].leaf == "leaf1"

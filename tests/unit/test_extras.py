@@ -29,8 +29,13 @@ def run_without(modules: list[str], *args: str) -> subprocess.CompletedProcess[s
     )
     env = {**os.environ, "COLUMNS": "200"}
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
-        timeout=300, check=False,
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -79,21 +84,25 @@ def test_aws_plan_imports_no_other_cloud_s_sdk() -> None:
     assert "p5.48xlarge" in proc.stdout
 
 
-@pytest.mark.parametrize(("stack", "extra", "module"), [
-    ("gcp-a3-mega", "gcp", "pulumi_gcp"),
-    ("azure-ndv5", "azure", "pulumi_azure_native"),
-    ("aws-h100", "aws", "pulumi_aws"),
-    ("oci-h100", "oci", "pulumi_oci"),
-    ("nebius-h100", "nebius", "pulumi_nebius"),
-])
+@pytest.mark.parametrize(
+    ("stack", "extra", "module"),
+    [
+        ("gcp-a3-mega", "gcp", "pulumi_gcp"),
+        ("azure-ndv5", "azure", "pulumi_azure_native"),
+        ("aws-h100", "aws", "pulumi_aws"),
+        ("oci-h100", "oci", "pulumi_oci"),
+        ("nebius-h100", "nebius", "pulumi_nebius"),
+    ],
+)
 def test_a_stack_without_its_sdk_names_the_extra(stack: str, extra: str, module: str) -> None:
     proc = run_without([module], "plan", "-s", stack)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert lines[0].startswith(f"error: stack {stack} (")
-    assert lines[0].endswith(f"needs the {extra} extra ({module} is not installed): "
-                             f"pip install 'gpufabric[{extra}]'")
+    assert lines[0].endswith(
+        f"needs the {extra} extra ({module} is not installed): pip install 'gpufabric[{extra}]'"
+    )
 
 
 def test_the_supported_pythons_agree_everywhere() -> None:
@@ -105,8 +114,11 @@ def test_the_supported_pythons_agree_everywhere() -> None:
     low, high = re.fullmatch(r">=3\.(\d+),<3\.(\d+)", PYPROJECT["requires-python"]).groups()  # type: ignore[union-attr]
     versions = [f"3.{minor}" for minor in range(int(low), int(high))]
     assert versions == ["3.11", "3.12", "3.13"]
-    classifiers = [c.rsplit(" :: ", 1)[1] for c in PYPROJECT["classifiers"]
-                   if c.startswith("Programming Language :: Python :: 3.")]
+    classifiers = [
+        c.rsplit(" :: ", 1)[1]
+        for c in PYPROJECT["classifiers"]
+        if c.startswith("Programming Language :: Python :: 3.")
+    ]
     assert classifiers == versions
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "pr.yml").read_text())
     assert workflow["jobs"]["test"]["strategy"]["matrix"]["python"] == versions

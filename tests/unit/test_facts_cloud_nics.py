@@ -10,8 +10,10 @@ from gpufabric.facts.cloud_nics import classify
 
 
 def _dev(name: str, layer: str, state: str = "Active") -> dict:
-    return {"name": name, "ports": [{"number": 1, "state": state, "link_layer": layer,
-                                     "rate_gbps": 200.0}]}
+    return {
+        "name": name,
+        "ports": [{"number": 1, "state": state, "link_layer": layer, "rate_gbps": 200.0}],
+    }
 
 
 def _oci_host(shape: str) -> dict:

@@ -39,10 +39,20 @@ def test_lab_host_reports_no_gpu_no_rdma_in_one_line():
 
 def test_p4de_efa_host():
     raw = {
-        "outputs": {"fi_info": fixture("fi_info/fi_info_p_efa_rdm_p4de_4nic.txt"),
-                    "nvidia_smi_topo": fixture("nvidia-smi-topo/a100_8gpu_nv12_no_nics.txt")},
-        "sysfs": {"pci": [{"address": "0000:10:1b.0", "vendor": "0x1d0f", "device": "0xefa1",
-                           "class": "0x020000"}]},
+        "outputs": {
+            "fi_info": fixture("fi_info/fi_info_p_efa_rdm_p4de_4nic.txt"),
+            "nvidia_smi_topo": fixture("nvidia-smi-topo/a100_8gpu_nv12_no_nics.txt"),
+        },
+        "sysfs": {
+            "pci": [
+                {
+                    "address": "0000:10:1b.0",
+                    "vendor": "0x1d0f",
+                    "device": "0xefa1",
+                    "class": "0x020000",
+                }
+            ]
+        },
     }
     facts = host.summarize(raw, "p4de-1")
     assert facts["fabric_detected"] == "efa"
@@ -55,10 +65,16 @@ def test_p4de_efa_host():
 
 
 def test_infiniband_host_from_ibstat_and_topo():
-    raw = {"outputs": {"ibstat": IBSTAT_SAMPLE, "ibv_devinfo": IBV_DEVINFO_SAMPLE,
-                       "nvidia_smi_topo": fixture("nvidia-smi-topo/h100_8gpu_13nic_8ib_5eth.txt")},
-           "sysfs": {"infiniband": {"mlx5_0": {"pci": "0000:1a:00.0", "numa_node": "0",
-                                               "vendor": "0x15b3"}}}}
+    raw = {
+        "outputs": {
+            "ibstat": IBSTAT_SAMPLE,
+            "ibv_devinfo": IBV_DEVINFO_SAMPLE,
+            "nvidia_smi_topo": fixture("nvidia-smi-topo/h100_8gpu_13nic_8ib_5eth.txt"),
+        },
+        "sysfs": {
+            "infiniband": {"mlx5_0": {"pci": "0000:1a:00.0", "numa_node": "0", "vendor": "0x15b3"}}
+        },
+    }
     facts = host.summarize(raw, "ib1")
     names = [d["name"] for d in facts["rdma_devices"]]
     assert names == ["mlx5_0", "mlx5_1", "rdmap16s27"]
@@ -88,8 +104,12 @@ def test_roce_detection_from_ibstatus_link_layer():
 
 def test_lab_decisions_skip_with_one_line_reasons():
     facts = host.summarize(lab_raw(), "h1")
-    for decision in (decisions.efa(facts, "lab"), decisions.doca_ofed(facts, "lab"),
-                     decisions.hugepages(facts, 5128), decisions.cpu_tuning(facts)):
+    for decision in (
+        decisions.efa(facts, "lab"),
+        decisions.doca_ofed(facts, "lab"),
+        decisions.hugepages(facts, 5128),
+        decisions.cpu_tuning(facts),
+    ):
         assert decision["run"] is False
         assert "skipped" in decision["reason"] and "\n" not in decision["reason"]
     assert decisions.fabric_mismatch(facts, "lab") == ""
@@ -102,12 +122,14 @@ def test_bad_fabric_is_a_user_error():
 
 
 def test_pci_classification():
-    out = host.classify_pci([
-        {"vendor": "0x10de", "device": "0x2330", "class": "0x030200"},
-        {"vendor": "0x15b3", "device": "0x1021", "class": "0x020700"},
-        {"vendor": "0x1d0f", "device": "0xec20", "class": "0x020000"},  # ENA, not EFA
-        {"vendor": "0x1d0f", "device": "0xefa2", "class": "0x020000"},
-    ])
+    out = host.classify_pci(
+        [
+            {"vendor": "0x10de", "device": "0x2330", "class": "0x030200"},
+            {"vendor": "0x15b3", "device": "0x1021", "class": "0x020700"},
+            {"vendor": "0x1d0f", "device": "0xec20", "class": "0x020000"},  # ENA, not EFA
+            {"vendor": "0x1d0f", "device": "0xefa2", "class": "0x020000"},
+        ]
+    )
     assert [len(out[k]) for k in ("gpu", "rdma_nic", "efa")] == [1, 1, 1]
 
 
@@ -117,13 +139,25 @@ def test_collector_script_output_feeds_the_library_on_this_machine():
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parents[2] / "roles" / "fabric_facts" / "files" / \
-        "collect_fabric.py"
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          check=True, timeout=120)
+    script = (
+        Path(__file__).resolve().parents[2]
+        / "roles"
+        / "fabric_facts"
+        / "files"
+        / "collect_fabric.py"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=120
+    )
     raw = json.loads(proc.stdout)
-    assert set(raw) == {"tools", "outputs", "errors", "ofed_version", "efa_installer_version",
-                        "sysfs"}
+    assert set(raw) == {
+        "tools",
+        "outputs",
+        "errors",
+        "ofed_version",
+        "efa_installer_version",
+        "sysfs",
+    }
     facts = host.summarize(raw, "ci")
     assert facts["summary"].startswith("ci: ")
     if raw["tools"].get("ip"):

@@ -19,6 +19,7 @@ def fixture(rel: str) -> str:
 
 # --- nvidia-smi topo -m ---------------------------------------------------------------------
 
+
 def test_topo_h100_13_nics_from_legend_and_numa():
     topo = nvidia_smi_topo.parse(fixture("nvidia-smi-topo/h100_8gpu_13nic_8ib_5eth.txt"))
     assert [g.name for g in topo.gpus] == [f"GPU{i}" for i in range(8)]
@@ -50,8 +51,10 @@ def test_topo_leonardo_numa_range_and_no_self_link():
     assert topo.nearest_nic("GPU1") == "mlx5_1"
 
 
-@pytest.mark.parametrize("name", ["a100_8gpu_nv12_no_nics.txt", "h100_8gpu_nv18_no_nics.txt",
-                                  "h100_8gpu_nv18_ht_affinity.txt"])
+@pytest.mark.parametrize(
+    "name",
+    ["a100_8gpu_nv12_no_nics.txt", "h100_8gpu_nv18_no_nics.txt", "h100_8gpu_nv18_ht_affinity.txt"],
+)
 def test_topo_gpu_only_matrices(name: str):
     topo = nvidia_smi_topo.parse(fixture(f"nvidia-smi-topo/{name}"))
     assert len(topo.gpus) == 8 and topo.nics == ()
@@ -72,6 +75,7 @@ def test_topo_empty_and_garbage():
 
 # --- ibstatus (real excerpt) / ibstat / ibv_devinfo -------------------------------------
 
+
 def test_ibstatus_excerpt_ndr_and_ethernet():
     ibstatus = ibstat.parse_ibstatus(fixture("infiniband/ibstatus_excerpt_ndr_and_eth.txt"))
     assert [d.name for d in ibstatus] == ["mlx5_eth4", "mlx5_ib0"]
@@ -89,10 +93,17 @@ IBSTAT_SAMPLE = (DATA / "ibstat_layout_sample.txt").read_text()
 def test_ibstat_layout():
     devs = ibstat.parse(IBSTAT_SAMPLE)
     assert [(d.name, d.ca_type, d.firmware) for d in devs] == [
-        ("mlx5_0", "MT4129", "28.39.1002"), ("mlx5_1", "MT4125", "22.39.1002")]
+        ("mlx5_0", "MT4129", "28.39.1002"),
+        ("mlx5_1", "MT4125", "22.39.1002"),
+    ]
     p0, p1 = devs[0].ports[0], devs[1].ports[0]
     assert (p0.state, p0.physical_state, p0.rate_gbps, p0.link_layer, p0.base_lid) == (
-        "Active", "LinkUp", 400.0, "InfiniBand", 12)
+        "Active",
+        "LinkUp",
+        400.0,
+        "InfiniBand",
+        12,
+    )
     assert (p1.state, p1.rate_gbps, p1.link_layer) == ("Down", 2.5, "Ethernet")
 
 
@@ -110,7 +121,11 @@ def test_ibv_devinfo_layout():
     assert devs[0].vendor_id == "0x02c9" and devs[1].vendor_id == "0x1d0f"
     port = devs[0].ports[0]
     assert (port.number, port.state, port.active_mtu, port.link_layer) == (
-        1, "PORT_ACTIVE", 4096, "InfiniBand")
+        1,
+        "PORT_ACTIVE",
+        4096,
+        "InfiniBand",
+    )
     assert devs[1].ports[0].link_layer == "Unspecified"
 
 
@@ -120,14 +135,19 @@ def test_ibv_devinfo_no_devices():
 
 # --- fi_info -p efa -------------------------------------------------------------------------
 
+
 def test_fi_info_p4de_four_efa_devices():
     domains = fi_info.parse(fixture("fi_info/fi_info_p_efa_rdm_p4de_4nic.txt"))
     assert len(domains) == 4
     assert {d.provider for d in domains} == {"efa"}
     assert {d.ep_type for d in domains} == {"FI_EP_RDM"}
     assert domains[0].version == "119.0"
-    assert fi_info.efa_devices(domains) == ("rdmap16s27", "rdmap32s27", "rdmap144s27",
-                                            "rdmap160s27")
+    assert fi_info.efa_devices(domains) == (
+        "rdmap16s27",
+        "rdmap32s27",
+        "rdmap144s27",
+        "rdmap160s27",
+    )
 
 
 def test_fi_info_no_provider():
@@ -135,6 +155,7 @@ def test_fi_info_no_provider():
 
 
 # --- ip -j -d link --------------------------------------------------------------------------
+
 
 def test_ip_link_vm():
     links = ip_link.parse((DATA / "ip_j_d_link_debian12_vm.json").read_text())

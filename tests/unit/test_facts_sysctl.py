@@ -30,9 +30,13 @@ def test_plan_applies_writable_and_skips_the_rest_in_one_line():
     assert [s["name"] for s in plan["apply"]] == ["net.ipv4.tcp_rmem", "net.ipv4.tcp_mtu_probing"]
     assert plan["differ"] == ["net.ipv4.tcp_mtu_probing"]  # tabs vs spaces are equal
     assert [s["name"] for s in plan["skipped"]] == [
-        "net.core.rmem_max", "kernel.numa_balancing", "net.core.netdev_max_backlog"]
-    assert plan["line"].startswith("host_tuning: sysctl skipped net.core.rmem_max, "
-                                   "kernel.numa_balancing: read-only here")
+        "net.core.rmem_max",
+        "kernel.numa_balancing",
+        "net.core.netdev_max_backlog",
+    ]
+    assert plan["line"].startswith(
+        "host_tuning: sysctl skipped net.core.rmem_max, kernel.numa_balancing: read-only here"
+    )
     assert "net.core.netdev_max_backlog: not present" in plan["line"]
     assert "\n" not in plan["line"]
 
@@ -51,13 +55,20 @@ def test_bad_probe_line():
 def test_run_summary_line():
     hostvars = {
         "gpufabric_facts": {"summary": "h1: no GPU, no RDMA (fabric none); netdevs eth0 mtu 1500"},
-        "host_tuning_result": {"applied": ["a", "b"], "skipped": ["kernel.numa_balancing"],
-                               "memlock": "unlimited", "nofile": 1048576, "hugepages": False,
-                               "cpu_governor": False},
+        "host_tuning_result": {
+            "applied": ["a", "b"],
+            "skipped": ["kernel.numa_balancing"],
+            "memlock": "unlimited",
+            "nofile": 1048576,
+            "hugepages": False,
+            "cpu_governor": False,
+        },
         "efa_result": {"run": False, "reason": "x"},
         "nccl_result": {"profile": "lab", "lab": True, "settings": ["NCCL_SOCKET_IFNAME"]},
     }
     line = report.run_summary(hostvars, "h1")
-    assert line == ("h1: no GPU, no RDMA (fabric none); netdevs eth0 mtu 1500; sysctl 2 set / 1 "
-                    "skipped (kernel.numa_balancing), limits memlock unlimited nofile 1048576; "
-                    "efa skipped; doca_ofed did not run; nccl profile lab (LAB): NCCL_SOCKET_IFNAME")
+    assert line == (
+        "h1: no GPU, no RDMA (fabric none); netdevs eth0 mtu 1500; sysctl 2 set / 1 "
+        "skipped (kernel.numa_balancing), limits memlock unlimited nofile 1048576; "
+        "efa skipped; doca_ofed did not run; nccl profile lab (LAB): NCCL_SOCKET_IFNAME"
+    )

@@ -45,16 +45,25 @@ h2                         : ok=3    changed=0    unreachable=1    failed=1    s
 
 def test_recap() -> None:
     r = parse_recap(RECAP)
-    assert r["h1"] == {"ok": 4, "changed": 1, "unreachable": 0, "failed": 0, "skipped": 2,
-                       "rescued": 0, "ignored": 0}
+    assert r["h1"] == {
+        "ok": 4,
+        "changed": 1,
+        "unreachable": 0,
+        "failed": 0,
+        "skipped": 2,
+        "rescued": 0,
+        "ignored": 0,
+    }
     assert (r["h2"]["failed"], r["h2"]["unreachable"]) == (1, 1)
     assert parse_recap("no recap here") == {}
 
 
 def test_managed_files() -> None:
     files = parse_managed("== /etc/a.conf\nx = 1\ny = 2\n== /etc/b.conf\n")
-    assert [(f.path, f.settings) for f in files] == [("/etc/a.conf", ["x = 1", "y = 2"]),
-                                                    ("/etc/b.conf", [])]
+    assert [(f.path, f.settings) for f in files] == [
+        ("/etc/a.conf", ["x = 1", "y = 2"]),
+        ("/etc/b.conf", []),
+    ]
 
 
 def test_inotify_limits_only_raised() -> None:

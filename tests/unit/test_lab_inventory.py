@@ -21,7 +21,8 @@ def test_groups_hostvars_and_cluster_switches() -> None:
     kids = doc["children"]
     assert set(kids) == {"gpu_nodes", "controller", "leaf1", "leaf2"}
     assert kids["gpu_nodes"]["hosts"] == {
-        h.name: {"ansible_host": h.address, "gpufabric_leaf": h.leaf} for h in lay.hosts}
+        h.name: {"ansible_host": h.address, "gpufabric_leaf": h.leaf} for h in lay.hosts
+    }
     assert list(kids["controller"]["hosts"]) == ["h1"]
     assert list(kids["leaf1"]["hosts"]) == ["h1", "h2"]
     assert list(kids["leaf2"]["hosts"]) == ["h3", "h4"]
@@ -44,7 +45,8 @@ def test_known_hosts_lines() -> None:
     text = render_known_hosts(lay, {"h1": "AAAAkey1", "h2": "AAAAkey2"})
     assert text.splitlines() == [
         f"{lay.hosts[0].address},h1 ssh-ed25519 AAAAkey1",
-        f"{lay.hosts[1].address},h2 ssh-ed25519 AAAAkey2"]
+        f"{lay.hosts[1].address},h2 ssh-ed25519 AAAAkey2",
+    ]
 
 
 def test_every_host_gets_the_shared_directory_and_the_inventory_names_it() -> None:

@@ -20,14 +20,26 @@ packages:
 
 def test_shipped_list_has_what_the_lab_needs() -> None:
     names = set(load_packages().packages)
-    assert {"systemd", "systemd-sysv", "openssh-server", "python3", "python3-apt", "iperf3",
-            "strongswan-swanctl", "libcharon-extra-plugins", "openmpi-bin", "slurm-wlm"} <= names
+    assert {
+        "systemd",
+        "systemd-sysv",
+        "openssh-server",
+        "python3",
+        "python3-apt",
+        "iperf3",
+        "strongswan-swanctl",
+        "libcharon-extra-plugins",
+        "openmpi-bin",
+        "slurm-wlm",
+    } <= names
 
 
 def test_key_ignores_order_comments_and_duplicates() -> None:
     base = load_packages(LIST).key()
-    reordered = LIST.replace("  - {name: systemd, why: init}\n", "") + \
-        "  - systemd  # again\n  - {name: systemd, why: dup}\n"
+    reordered = (
+        LIST.replace("  - {name: systemd, why: init}\n", "")
+        + "  - systemd  # again\n  - {name: systemd, why: dup}\n"
+    )
     assert load_packages(reordered).key() == base
 
 
@@ -39,8 +51,9 @@ def test_key_changes_with_packages_suite_or_recipe(monkeypatch: pytest.MonkeyPat
     assert load_packages(LIST).key() != base
 
 
-@pytest.mark.parametrize("bad", ["packages: nope\n", "packages:\n  - {why: no name}\n",
-                                 "packages:\n  - 'rm -rf'\n"])
+@pytest.mark.parametrize(
+    "bad", ["packages: nope\n", "packages:\n  - {why: no name}\n", "packages:\n  - 'rm -rf'\n"]
+)
 def test_bad_package_lists(bad: str) -> None:
     with pytest.raises(UserError, match=r"^lab packages\.yaml: "):
         load_packages(bad)
@@ -73,11 +86,13 @@ def test_deb822_sources_like_this_machine() -> None:
 
 
 def test_one_line_sources_and_main_file_first() -> None:
-    srcs = parse_apt_sources({
-        "/etc/apt/sources.list.d/extra.list": "deb http://other.example/debian bookworm main\n",
-        "/etc/apt/sources.list": "# c\ndeb [arch=amd64 signed-by=/k.gpg] http://m.example/debian/ "
-                                 "bookworm main contrib\ndeb-src http://m.example/debian bookworm main\n",
-    })
+    srcs = parse_apt_sources(
+        {
+            "/etc/apt/sources.list.d/extra.list": "deb http://other.example/debian bookworm main\n",
+            "/etc/apt/sources.list": "# c\ndeb [arch=amd64 signed-by=/k.gpg] http://m.example/debian/ "
+            "bookworm main contrib\ndeb-src http://m.example/debian bookworm main\n",
+        }
+    )
     assert srcs[0] == AptSource("http://m.example/debian", "bookworm", ("main", "contrib"))
     assert mirror_for(srcs, "bookworm")[0] == "http://m.example/debian"
 
@@ -88,8 +103,9 @@ def test_no_mirror_for_the_suite() -> None:
         mirror_for(srcs, "bookworm")
 
 
-def test_cached_base_is_reused_and_a_new_list_builds(monkeypatch: pytest.MonkeyPatch,
-                                                     tmp_path: Path) -> None:
+def test_cached_base_is_reused_and_a_new_list_builds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("GPUFABRIC_LAB_CACHE", str(tmp_path))
     built: list[str] = []
 

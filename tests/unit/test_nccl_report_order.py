@@ -51,21 +51,28 @@ def _report(tmp_path: Path) -> str:
 def test_verdict_and_headline_come_first(tmp_path: Path) -> None:
     html = _report(tmp_path)
     body = html.split("<body>", 1)[1]
-    order = [body.index(mark) for mark in (
-        'id="verdict"', 'id="headline"', "<h2>What was measured</h2>", "<h2>Gate verdicts</h2>",
-        "<img", "<h2>Transport found</h2>",
-    )]
+    order = [
+        body.index(mark)
+        for mark in (
+            'id="verdict"',
+            'id="headline"',
+            "<h2>What was measured</h2>",
+            "<h2>Gate verdicts</h2>",
+            "<img",
+            "<h2>Transport found</h2>",
+        )
+    ]
     assert order == sorted(order)
-    banner = body[body.index('id="verdict"'):body.index('id="headline"')]
+    banner = body[body.index('id="verdict"') : body.index('id="headline"')]
     assert 'class="fail"' in banner and "<strong>FAIL</strong>" in banner
     assert "First failure" in banner and "0.11 of the 400.0 GB/s ring line rate" in banner
-    headline = body[body.index('id="headline"'):body.index("<h2>")]
+    headline = body[body.index('id="headline"') : body.index("<h2>")]
     assert "43.8 GB/s = 0.11 of line rate" in headline
 
 
 def test_what_was_measured_names_hosts_and_command(tmp_path: Path) -> None:
     html = _report(tmp_path)
-    measured = html[html.index("<h2>What was measured</h2>"):html.index("<h2>Gate verdicts</h2>")]
+    measured = html[html.index("<h2>What was measured</h2>") : html.index("<h2>Gate verdicts</h2>")]
     assert "all_reduce_perf.txt" in measured and "host0, host1" in measured
     assert "all_reduce_perf (nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824" in measured
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", measured)  # when
@@ -74,14 +81,24 @@ def test_what_was_measured_names_hosts_and_command(tmp_path: Path) -> None:
 
 def test_every_result_column_has_its_unit(tmp_path: Path) -> None:
     html = _report(tmp_path)
-    results = html[html.index("<h2>Results</h2>"):]
+    results = html[html.index("<h2>Results</h2>") :]
     heads = re.findall(r"<th>([^<]+)</th>", results.split("</tr>", 1)[0])
-    assert heads == ["file", "collective", "sizes (count)", "largest size", "peak busbw (GB/s)",
-                     "avg busbw, footer (GB/s)"]
+    assert heads == [
+        "file",
+        "collective",
+        "sizes (count)",
+        "largest size",
+        "peak busbw (GB/s)",
+        "avg busbw, footer (GB/s)",
+    ]
     assert ">1 GiB<" in results  # sizes in KiB/MiB/GiB, not bytes
 
 
 def test_sizes_read_as_people_say_them_and_wide_gains_go_log() -> None:
     assert [size_label(s) for s in (8, 65536, 1 << 20, 8 << 30)] == [
-        "8 B", "64 KiB", "1 MiB", "8 GiB"]
+        "8 B",
+        "64 KiB",
+        "1 MiB",
+        "8 GiB",
+    ]
     assert spans_orders_of_magnitude([0.1, 400.0]) and not spans_orders_of_magnitude([300, 400])

@@ -52,8 +52,15 @@ class FakePlaybook(PlaybookRunner):
         self.calls += 1
         if self.stop_at is not None and self.calls == self.stop_at:
             raise KeyboardInterrupt
-        return [sys.executable, "-c", FAKE, str(self.out_dir / trial.id), trial.collective,
-                str(self.log), TABLE]
+        return [
+            sys.executable,
+            "-c",
+            FAKE,
+            str(self.out_dir / trial.id),
+            trial.collective,
+            str(self.log),
+            TABLE,
+        ]
 
 
 def ran(log: Path) -> list[str]:
@@ -69,8 +76,9 @@ def test_an_interrupted_sweep_resumes_without_redoing_finished_trials(tmp_path: 
         run_sweep(plan, FakePlaybook(tmp_path, log, stop_at=4))
     assert ran(log) == ids[:3]
     seen: list[tuple[int, int, str]] = []
-    results = run_sweep(plan, FakePlaybook(tmp_path, log),
-                        lambda i, n, trial: seen.append((i, n, trial.id)))
+    results = run_sweep(
+        plan, FakePlaybook(tmp_path, log), lambda i, n, trial: seen.append((i, n, trial.id))
+    )
     assert ran(log) == ids  # trials 1-3 were not run again, 4 and 5 ran once
     assert list(results) == ids and all(c.results for c in results.values())
     assert seen == [(i, 5, ids[i - 1]) for i in range(1, 6)]
@@ -94,8 +102,9 @@ def test_another_sweep_s_trials_are_not_reused(tmp_path: Path) -> None:
         check_sweep_dir(tmp_path, {"instance_type": "p5.48xlarge", "nodes": 4})
 
 
-def test_cli_shows_trial_i_of_n_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                            ) -> None:
+def test_cli_shows_trial_i_of_n_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = tmp_path / "ran.log"
     stop = {"at": 3}
 
@@ -103,12 +112,32 @@ def test_cli_shows_trial_i_of_n_and_resumes(tmp_path: Path, monkeypatch: pytest.
         stop["at"] -= 1
         if stop["at"] == 0:
             raise KeyboardInterrupt
-        return [sys.executable, "-c", FAKE, str(self.out_dir / trial.id), trial.collective,
-                str(log), TABLE]
+        return [
+            sys.executable,
+            "-c",
+            FAKE,
+            str(self.out_dir / trial.id),
+            trial.collective,
+            str(log),
+            TABLE,
+        ]
 
     monkeypatch.setattr(tune_run.PlaybookRunner, "command", command)
-    args = ["nccl", "tune", "run", "-i", "inv", "-t", "p5.48xlarge", "-n", "2",
-            "-c", "all_reduce", "--out", str(tmp_path / "out")]
+    args = [
+        "nccl",
+        "tune",
+        "run",
+        "-i",
+        "inv",
+        "-t",
+        "p5.48xlarge",
+        "-n",
+        "2",
+        "-c",
+        "all_reduce",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 130, first.output
     total = len(plan_sweep("p5.48xlarge", 2, ["all_reduce"]).trials)

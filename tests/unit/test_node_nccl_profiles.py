@@ -10,13 +10,19 @@ from gpufabric.errors import UserError
 from gpufabric.node import nccl_profiles as profiles
 from gpufabric.stack_outputs import FABRICS
 
-LAB_FACTS = {"netdevs": [{"name": "eth0", "operstate": "UP", "kind": "veth", "master": ""},
-                         {"name": "br0", "operstate": "UP", "kind": "bridge", "master": ""}]}
-IB_FACTS = {"rdma_devices": [
-    {"name": "mlx5_0", "ports": [{"number": 1, "state": "Active", "link_layer": "InfiniBand"}]},
-    {"name": "mlx5_1", "ports": [{"number": 1, "state": "Down", "link_layer": "InfiniBand"}]},
-    {"name": "mlx5_2", "ports": [{"number": 1, "state": "Active", "link_layer": "Ethernet"}]},
-]}
+LAB_FACTS = {
+    "netdevs": [
+        {"name": "eth0", "operstate": "UP", "kind": "veth", "master": ""},
+        {"name": "br0", "operstate": "UP", "kind": "bridge", "master": ""},
+    ]
+}
+IB_FACTS = {
+    "rdma_devices": [
+        {"name": "mlx5_0", "ports": [{"number": 1, "state": "Active", "link_layer": "InfiniBand"}]},
+        {"name": "mlx5_1", "ports": [{"number": 1, "state": "Down", "link_layer": "InfiniBand"}]},
+        {"name": "mlx5_2", "ports": [{"number": 1, "state": "Active", "link_layer": "Ethernet"}]},
+    ]
+}
 
 
 def names(rendered: dict) -> set[str]:
@@ -37,7 +43,8 @@ def test_efa_leaves_plugin_managed_settings_to_aws_ofi_nccl():
     managed = {v.name for v in profiles.book().plugin_managed["aws-ofi-nccl"]}
     assert names(out).isdisjoint(managed)
     assert {"NCCL_BUFFSIZE", "FI_EFA_FORK_SAFE", "NCCL_TUNER_PLUGIN"} <= {
-        v["name"] for v in out["left_to_plugin"]}
+        v["name"] for v in out["left_to_plugin"]
+    }
     conf = {e["name"]: e["value"] for e in out["conf"]}
     assert conf["NCCL_NET_PLUGIN"] == "ofi"
     env = {e["name"]: e["value"] for e in out["env"]}
@@ -45,12 +52,15 @@ def test_efa_leaves_plugin_managed_settings_to_aws_ofi_nccl():
     assert env["LD_LIBRARY_PATH"].endswith("${LD_LIBRARY_PATH:-}")
 
 
-@pytest.mark.parametrize(("version", "expected"), [
-    ("1.5.0", {"FI_PROVIDER", "NCCL_PROTO", "FI_EFA_USE_DEVICE_RDMA"}),
-    ("1.6.2-aws", {"FI_EFA_USE_DEVICE_RDMA"}),
-    ("1.7.0", set()),
-    ("", set()),  # unknown = current plugin: no legacy settings
-])
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("1.5.0", {"FI_PROVIDER", "NCCL_PROTO", "FI_EFA_USE_DEVICE_RDMA"}),
+        ("1.6.2-aws", {"FI_EFA_USE_DEVICE_RDMA"}),
+        ("1.7.0", set()),
+        ("", set()),  # unknown = current plugin: no legacy settings
+    ],
+)
 def test_efa_legacy_settings_only_for_old_plugins(version: str, expected: set[str]):
     out = profiles.render({}, "efa", versions={"aws_ofi_nccl": version})
     legacy = {"FI_PROVIDER", "NCCL_PROTO", "FI_EFA_USE_DEVICE_RDMA"}
@@ -81,10 +91,13 @@ def test_tcpx_profile_is_a3_high_gpudirect_tcpx():
     assert out["profile"] == "gcp-tcpx"
     # the catalog's plugin name is the one NCCL is told to load
     assert conf["NCCL_NET"] == lookup("a3-highgpu-8g").gcp.nccl_plugin == "GPUDirectTCPX_v7"
-    assert conf["NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"].count(",") + 1 == \
-        lookup("a3-highgpu-8g").fabric_nics
+    assert (
+        conf["NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"].count(",") + 1
+        == lookup("a3-highgpu-8g").fabric_nics
+    )
     assert {e["name"]: e["value"] for e in out["env"]}["LD_LIBRARY_PATH"].startswith(
-        "/var/lib/tcpx/lib64:")
+        "/var/lib/tcpx/lib64:"
+    )
 
 
 def test_azure_topology_file_from_the_catalog():
@@ -133,9 +146,11 @@ def test_extra_settings_and_their_checks():
 
 def test_book_rejects_an_unconditional_plugin_managed_setting():
     data = yaml.safe_load(
-        profiles.resources.files("gpufabric.node").joinpath("nccl_profiles.yaml").read_text())
+        profiles.resources.files("gpufabric.node").joinpath("nccl_profiles.yaml").read_text()
+    )
     data["profiles"]["efa"]["settings"].append(
-        {"name": "NCCL_BUFFSIZE", "value": "8388608", "source": "an old sample script"})
+        {"name": "NCCL_BUFFSIZE", "value": "8388608", "source": "an old sample script"}
+    )
     with pytest.raises(ValueError, match="NCCL_BUFFSIZE is set by aws-ofi-nccl itself"):
         profiles.ProfileBook.model_validate(data)
 
@@ -183,8 +198,13 @@ def test_oci_profile_without_a_shape_uses_the_hosts_roce_ports():
 
 
 def test_roce_qos_state_replaces_oci_tc_and_gid():
-    out = profiles.render({}, "roce", cloud="oci", instance_type="BM.GPU.H100.8",
-                          qos={"NCCL_IB_TC": 42, "NCCL_IB_GID_INDEX": 1})
+    out = profiles.render(
+        {},
+        "roce",
+        cloud="oci",
+        instance_type="BM.GPU.H100.8",
+        qos={"NCCL_IB_TC": 42, "NCCL_IB_GID_INDEX": 1},
+    )
     conf = {e["name"]: e for e in out["conf"]}
     assert conf["NCCL_IB_TC"]["value"] == "42" and conf["NCCL_IB_GID_INDEX"]["value"] == "1"
     assert "roce_qos" in conf["NCCL_IB_TC"]["source"]
@@ -192,8 +212,9 @@ def test_roce_qos_state_replaces_oci_tc_and_gid():
 
 def test_nebius_profile_topology_file_and_ucx_devices_from_the_catalog():
     assert profiles.select("infiniband", "nebius") == "nebius-ib"
-    out = profiles.render({}, "infiniband", cloud="nebius",
-                          instance_type="gpu-h100-sxm/8gpu-128vcpu-1600gb")
+    out = profiles.render(
+        {}, "infiniband", cloud="nebius", instance_type="gpu-h100-sxm/8gpu-128vcpu-1600gb"
+    )
     conf = {e["name"]: e["value"] for e in out["conf"]}
     env = {e["name"]: e["value"] for e in out["env"]}
     assert conf["NCCL_TOPO_FILE"] == "/var/run/nvidia-topologyd/virtualTopology.xml"

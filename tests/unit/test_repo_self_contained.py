@@ -20,11 +20,10 @@ FORBIDDEN = {
         r"\.\./shared|/work/|shared/(?:fixtures|realclients|reference)"
         r"|[\"']shared[\"']\s*/\s*[\"'](?:fixtures|realclients|reference)"
     ),
-    "a reference sheet outside the repository (cite docs/sources.md or the public source)":
-        re.compile(
-            r"(?<![\w/-])(?:cloud-facts(?:-more)?|performance-anchors)\b"
-            r"|\b(?:offline-testing|style-anchors|peers|fabric-health)\.md|\bDESIGN\.md"
-        ),
+    "a reference sheet outside the repository (cite docs/sources.md or the public source)": re.compile(
+        r"(?<![\w/-])(?:cloud-facts(?:-more)?|performance-anchors)\b"
+        r"|\b(?:offline-testing|style-anchors|peers|fabric-health)\.md|\bDESIGN\.md"
+    ),
     "project-internal bookkeeping": re.compile(
         r"(?<![\w/#-])issues? #?\d+|\bthe issue\b|\bdone when of\b|another engineer;",
         re.IGNORECASE,
@@ -63,28 +62,34 @@ def test_no_tracked_file_reaches_outside_the_repository() -> None:
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("line", [
-    "Real sample: ../shared/fixtures/mlnx_qos/x.txt",
-    'FIXTURES = REPO.parent / "shared" / "fixtures" / "nccl-tests"',
-    "# Anchors: performance-anchors.md section 1",
-    "FSx client ports (cloud-facts.md B.2)",
-    "see /work/shared/reference/offline-testing.md",
-    'Example (the "done when" of issue 6):',
-    "(the issue asks for a COLLOCATED policy)",
-    "wiring (owned by another engineer; suggested):",
-    "hardware steps (DESIGN.md: only where detected)",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Real sample: ../shared/fixtures/mlnx_qos/x.txt",
+        'FIXTURES = REPO.parent / "shared" / "fixtures" / "nccl-tests"',
+        "# Anchors: performance-anchors.md section 1",
+        "FSx client ports (cloud-facts.md B.2)",
+        "see /work/shared/reference/offline-testing.md",
+        'Example (the "done when" of issue 6):',
+        "(the issue asks for a COLLOCATED policy)",
+        "wiring (owned by another engineer; suggested):",
+        "hardware steps (DESIGN.md: only where detected)",
+    ],
+)
 def test_the_check_catches_what_it_is_for(line: str) -> None:
     assert offences(line)
 
 
-@pytest.mark.parametrize("line", [
-    "(aws/aws-ofi-nccl commit dbc2dc0b, aws/aws-ofi-nccl#890)",
-    "docs/sources.md A.2",
-    "roles/fabric_health/README.md",
-    "the fabric-health playbook (playbooks/fabric-health.yml), its peers",
-    "issues a warning when the link is slow",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "(aws/aws-ofi-nccl commit dbc2dc0b, aws/aws-ofi-nccl#890)",
+        "docs/sources.md A.2",
+        "roles/fabric_health/README.md",
+        "the fabric-health playbook (playbooks/fabric-health.yml), its peers",
+        "issues a warning when the link is slow",
+    ],
+)
 def test_the_check_lets_public_citations_through(line: str) -> None:
     assert not offences(line)
 

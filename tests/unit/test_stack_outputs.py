@@ -41,8 +41,12 @@ def _spelled_lists(text: str) -> list[str]:
 
 
 def test_no_playbook_or_role_spells_out_the_lists() -> None:
-    files = [p for top in ("playbooks", "roles") for p in (REPO / top).rglob("*")
-             if p.suffix in (".yml", ".yaml", ".j2")]
+    files = [
+        p
+        for top in ("playbooks", "roles")
+        for p in (REPO / top).rglob("*")
+        if p.suffix in (".yml", ".yaml", ".j2")
+    ]
     assert len(files) > 50
     spelled = {str(p.relative_to(REPO)): _spelled_lists(p.read_text()) for p in files}
     assert {k: v for k, v in spelled.items() if v} == {}
@@ -64,15 +68,18 @@ def test_lists_are_the_catalogs_and_the_gates() -> None:
     assert (*CLOUD_FABRICS, "lab") == FABRICS
 
 
-@pytest.mark.parametrize(("name", "value", "problem"), [
-    ("gpufabric_fabric", "tcpx", ""),
-    ("gpufabric_fabric", "lab", ""),
-    ("gpufabric_fabric", "TCPX", "gpufabric_fabric: 'TCPX' is not valid; use one of efa,"),
-    ("gpufabric_fabric", None, "gpufabric_fabric: (unset) is not valid"),
-    ("gpufabric_fabric", ["efa"], "gpufabric_fabric: ['efa'] is not valid"),
-    ("gpufabric_encryption", "none", ""),
-    ("gpufabric_encryption", "none\n", "gpufabric_encryption: 'none\\n' is not valid"),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("gpufabric_fabric", "tcpx", ""),
+        ("gpufabric_fabric", "lab", ""),
+        ("gpufabric_fabric", "TCPX", "gpufabric_fabric: 'TCPX' is not valid; use one of efa,"),
+        ("gpufabric_fabric", None, "gpufabric_fabric: (unset) is not valid"),
+        ("gpufabric_fabric", ["efa"], "gpufabric_fabric: ['efa'] is not valid"),
+        ("gpufabric_encryption", "none", ""),
+        ("gpufabric_encryption", "none\n", "gpufabric_encryption: 'none\\n' is not valid"),
+    ],
+)
 def test_switch_problem(name: str, value: object, problem: str) -> None:
     got = switch_problem(name, value)
     assert got.startswith(problem) if problem else got == ""
@@ -88,7 +95,8 @@ def test_provider_native_rule() -> None:
     assert encryption_problem("ipsec", "p5en.48xlarge", "unconfirmed") == ""
     assert encryption_problem("provider-native", "p5en.48xlarge", "unconfirmed") == (
         "p5en.48xlarge is not known to encrypt node-to-node traffic natively (catalog says "
-        "'unconfirmed'); use 'ipsec', or 'none' on purpose")
+        "'unconfirmed'); use 'ipsec', or 'none' on purpose"
+    )
 
 
 def test_exports_round_trip_through_the_contract() -> None:
@@ -99,15 +107,18 @@ def test_exports_round_trip_through_the_contract() -> None:
     assert out.group_vars()["gpufabric_fabric"] == "infiniband"
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.pop("nodes"), "no 'nodes' section"),
-    (lambda d: d.pop("cluster"), "no 'cluster' section"),
-    (lambda d: d["cluster"].update(fabric="ethernet"), "cluster.fabric: Input should be"),
-    (lambda d: d["cluster"].update(encryption="tls"), "cluster.encryption"),
-    (lambda d: d["nodes"].update(groups=[]), "nodes.groups: List should have at least 1"),
-    (lambda d: d["nodes"]["groups"][0].update(kind="fleet"), "nodes.groups.0.kind"),
-    (lambda d: d["cluster"].update(extra=1), "cluster.extra: Extra inputs"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("nodes"), "no 'nodes' section"),
+        (lambda d: d.pop("cluster"), "no 'cluster' section"),
+        (lambda d: d["cluster"].update(fabric="ethernet"), "cluster.fabric: Input should be"),
+        (lambda d: d["cluster"].update(encryption="tls"), "cluster.encryption"),
+        (lambda d: d["nodes"].update(groups=[]), "nodes.groups: List should have at least 1"),
+        (lambda d: d["nodes"]["groups"][0].update(kind="fleet"), "nodes.groups.0.kind"),
+        (lambda d: d["cluster"].update(extra=1), "cluster.extra: Extra inputs"),
+    ],
+)
 def test_bad_outputs_are_one_line(change, message: str) -> None:
     import copy
 
@@ -119,12 +130,15 @@ def test_bad_outputs_are_one_line(change, message: str) -> None:
 
 
 def test_contract_inventory_and_discovery_never_import_pulumi() -> None:
-    code = ("import sys, gpufabric.stack_outputs, gpufabric.inventory.build, "
-            "gpufabric.discovery.aws, gpufabric.discovery.gcp, gpufabric.discovery.azure, "
-            "gpufabric.policies.transit; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('pulumi')))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, cwd=Path(REPO))
+    code = (
+        "import sys, gpufabric.stack_outputs, gpufabric.inventory.build, "
+        "gpufabric.discovery.aws, gpufabric.discovery.gcp, gpufabric.discovery.azure, "
+        "gpufabric.policies.transit; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('pulumi')))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(REPO)
+    )
     assert proc.stdout.strip() == "[]"
 
 
@@ -141,9 +155,14 @@ def test_parsing_the_config_looks_the_catalog_up_once_and_returns_it(monkeypatch
     monkeypatch.setattr(load, "lookup", counting)
     monkeypatch.setattr(validate, "lookup", counting)
     goal = '{"type": "fsx-lustre", "checkpoint": {"sizeGiB": 2000, "writeSeconds": 60}}'
-    raw = {"aws:region": "us-east-1", "gpufabric:instanceType": "p5.48xlarge",
-           "gpufabric:nodes": 2, "gpufabric:zone": "us-east-1a",
-           "gpufabric:encryption": "none", "gpufabric:storage": json.loads(goal)}
+    raw = {
+        "aws:region": "us-east-1",
+        "gpufabric:instanceType": "p5.48xlarge",
+        "gpufabric:nodes": 2,
+        "gpufabric:zone": "us-east-1a",
+        "gpufabric:encryption": "none",
+        "gpufabric:storage": json.loads(goal),
+    }
     cfg = parse(raw, "s")
     assert calls == ["p5.48xlarge"]
     assert cfg.instance is lookup("p5.48xlarge")  # passed down: build_cluster(cfg) reads it

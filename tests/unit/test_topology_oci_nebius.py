@@ -31,8 +31,9 @@ def test_oci_bare_metal_hosts_become_island_block_local_tree() -> None:
 
 def test_oci_names_map_instance_ocids_to_node_names(tmp_path: Path) -> None:
     names = tmp_path / "names.yaml"
-    names.write_text("\n".join(
-        f"ocid1.instance.oc1.iad.anuwcljtnode{i}aaaa: gpu-{i}" for i in range(3)) + "\n")
+    names.write_text(
+        "\n".join(f"ocid1.instance.oc1.iad.anuwcljtnode{i}aaaa: gpu-{i}" for i in range(3)) + "\n"
+    )
     topo = load("oci", DATA / "oci_bare_metal_hosts.json", names)
     assert sorted(h.name for h in topo.hosts) == ["gpu-0", "gpu-1", "gpu-2"]
     assert ("ocid1.instance.oc1.iad.anuwcljtnode5aaaa", "not in the names map") in topo.skipped
@@ -56,11 +57,25 @@ def test_oci_cli_kebab_case_and_imds_shapes() -> None:
         ([1], "an item is not an object"),
         ("text", "expected OCI compute hosts"),
         ({"gpu-0": "x"}, "expected OCI compute hosts"),
-        ({"items": [{"instanceId": "ocid1.instance.oc1..a", "computeHpcIslandId": "i",
-                     "computeNetworkBlockId": "b", "computeLocalBlockId": "l"},
-                    {"instanceId": "ocid1.instance.oc1..a", "computeHpcIslandId": "i",
-                     "computeNetworkBlockId": "b2", "computeLocalBlockId": "l"}]},
-         "listed twice with different blocks"),
+        (
+            {
+                "items": [
+                    {
+                        "instanceId": "ocid1.instance.oc1..a",
+                        "computeHpcIslandId": "i",
+                        "computeNetworkBlockId": "b",
+                        "computeLocalBlockId": "l",
+                    },
+                    {
+                        "instanceId": "ocid1.instance.oc1..a",
+                        "computeHpcIslandId": "i",
+                        "computeNetworkBlockId": "b2",
+                        "computeLocalBlockId": "l",
+                    },
+                ]
+            },
+            "listed twice with different blocks",
+        ),
         ({"items": []}, "no hosts with topology"),
     ],
 )
@@ -73,7 +88,10 @@ def test_nebius_instance_list_paths_addresses_and_unplaced() -> None:
     topo = load("nebius", DATA / "nebius_instance_list.json")
     assert [h.name for h in topo.hosts] == [f"nebius-h100-node-00{i}" for i in range(4)]
     assert topo.hosts[0].path == ("fabric3-root-a", "fabric3-spine-a1", "fabric3-leaf-1")
-    assert topo.hosts[3].address == "10.0.0.13" and topo.hosts[3].instance_id == "computeinstance-e00node3"
+    assert (
+        topo.hosts[3].address == "10.0.0.13"
+        and topo.hosts[3].instance_id == "computeinstance-e00node3"
+    )
     assert topo.unplaced == ("bastion",)
     conf = tree_conf(topo)
     assert "SwitchName=fabric3-leaf-1" in conf or "fabric3-leaf-1" in conf
@@ -82,19 +100,28 @@ def test_nebius_instance_list_paths_addresses_and_unplaced() -> None:
 
 def test_nebius_gpu_cluster_yaml_with_names(tmp_path: Path) -> None:
     names = tmp_path / "names.txt"
-    names.write_text("computeinstance-e00node0 n0\ncomputeinstance-e00node1 n1\n"
-                     "computeinstance-e00node2 n2\n")
+    names.write_text(
+        "computeinstance-e00node0 n0\ncomputeinstance-e00node1 n1\ncomputeinstance-e00node2 n2\n"
+    )
     topo = load("nebius", DATA / "nebius_gpu_cluster.yaml", names)
     assert [h.name for h in topo.hosts] == ["n0", "n1", "n2"]
     assert [len(v) for v in topo.leaves().values()] == [2, 1]
 
 
 def test_nebius_camel_case_and_imds_documents() -> None:
-    camel = {"items": [{"metadata": {"name": "a", "id": "computeinstance-1"},
-                        "status": {"infinibandTopologyPath": {"path": ["r", "s", "l"]}}}]}
+    camel = {
+        "items": [
+            {
+                "metadata": {"name": "a", "id": "computeinstance-1"},
+                "status": {"infinibandTopologyPath": {"path": ["r", "s", "l"]}},
+            }
+        ]
+    }
     assert nebius.parse(camel).hosts[0].path == ("r", "s", "l")
-    imds = {"gpu-0": {"id": "computeinstance-1", "infiniband_topology_path": ["r", "s", "l1"]},
-            "gpu-1": {"id": "computeinstance-2", "infiniband_topology_path": ["r", "s", "l2"]}}
+    imds = {
+        "gpu-0": {"id": "computeinstance-1", "infiniband_topology_path": ["r", "s", "l1"]},
+        "gpu-1": {"id": "computeinstance-2", "infiniband_topology_path": ["r", "s", "l2"]},
+    }
     topo = nebius.parse(json.loads(json.dumps(imds)))
     assert [h.leaf for h in topo.hosts] == ["l1", "l2"]
 
@@ -102,14 +129,34 @@ def test_nebius_camel_case_and_imds_documents() -> None:
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        ({"items": [{"metadata": {"name": "a"}, "status": {"infiniband_topology_path": {"path": ["r", "l"]}}}]},
-         "has 2 switches, expected 3"),
-        ({"items": [{"metadata": {"name": "a"}, "status": {"infiniband_topology_path": {"path": "r/s/l"}}}]},
-         "not a list of switch ids"),
+        (
+            {
+                "items": [
+                    {
+                        "metadata": {"name": "a"},
+                        "status": {"infiniband_topology_path": {"path": ["r", "l"]}},
+                    }
+                ]
+            },
+            "has 2 switches, expected 3",
+        ),
+        (
+            {
+                "items": [
+                    {
+                        "metadata": {"name": "a"},
+                        "status": {"infiniband_topology_path": {"path": "r/s/l"}},
+                    }
+                ]
+            },
+            "not a list of switch ids",
+        ),
         ({"items": [{"status": {}}]}, "no metadata.name"),
         (42, "expected `nebius compute instance list` JSON"),
-        ({"status": {"infiniband_topology_path": {"instances": [{"path": ["r", "s", "l"]}]}}},
-         "has no instance_id"),
+        (
+            {"status": {"infiniband_topology_path": {"instances": [{"path": ["r", "s", "l"]}]}}},
+            "has no instance_id",
+        ),
     ],
 )
 def test_nebius_bad_input_is_one_clear_error(data: object, match: str) -> None:

@@ -4,6 +4,7 @@
 Runs each tool only if it is installed, reads a few sysfs files, changes nothing. Parsing is
 done on the controller by the gpufabric library. Standard library only (Python >= 3.7).
 """
+
 import glob
 import json
 import os
@@ -50,9 +51,11 @@ def read(path):
 def device_info(dev_link):
     real = os.path.realpath(dev_link) if os.path.exists(dev_link) else ""
     addresses = [part for part in real.split("/") if PCI_ADDRESS.match(part)]
-    return {"pci": addresses[-1] if addresses else "",
-            "numa_node": read(os.path.join(dev_link, "numa_node")),
-            "vendor": read(os.path.join(dev_link, "vendor"))}
+    return {
+        "pci": addresses[-1] if addresses else "",
+        "numa_node": read(os.path.join(dev_link, "numa_node")),
+        "vendor": read(os.path.join(dev_link, "vendor")),
+    }
 
 
 def main():
@@ -68,10 +71,15 @@ def main():
     for dev in sorted(glob.glob("/sys/bus/pci/devices/*")):
         vendor = read(os.path.join(dev, "vendor"))
         if vendor in PCI_VENDORS:
-            pci.append({"address": os.path.basename(dev), "vendor": vendor,
-                        "device": read(os.path.join(dev, "device")),
-                        "class": read(os.path.join(dev, "class")),
-                        "numa_node": read(os.path.join(dev, "numa_node"))})
+            pci.append(
+                {
+                    "address": os.path.basename(dev),
+                    "vendor": vendor,
+                    "device": read(os.path.join(dev, "device")),
+                    "class": read(os.path.join(dev, "class")),
+                    "numa_node": read(os.path.join(dev, "numa_node")),
+                }
+            )
     net = {}
     for path in sorted(glob.glob("/sys/class/net/*")):
         info = device_info(os.path.join(path, "device"))
@@ -87,14 +95,19 @@ def main():
     for line in read(EFA_INSTALLED).splitlines():
         if "installer version" in line.lower():
             efa_version = line.split(":", 1)[-1].strip()
-    print(json.dumps({
-        "tools": tools,
-        "outputs": {k: v for k, v in outputs.items() if k != "ofed_info"},
-        "errors": errors,
-        "ofed_version": outputs.get("ofed_info", "").strip().rstrip(":"),
-        "efa_installer_version": efa_version,
-        "sysfs": {"pci": pci, "net": net, "infiniband": rdma},
-    }, sort_keys=True))
+    print(
+        json.dumps(
+            {
+                "tools": tools,
+                "outputs": {k: v for k, v in outputs.items() if k != "ofed_info"},
+                "errors": errors,
+                "ofed_version": outputs.get("ofed_info", "").strip().rstrip(":"),
+                "efa_installer_version": efa_version,
+                "sysfs": {"pci": pci, "net": net, "infiniband": rdma},
+            },
+            sort_keys=True,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -105,7 +105,10 @@ def inventory(name: NameOpt = DEFAULT_NAME) -> None:
 def summary(
     recap: Annotated[
         Path | None,
-        typer.Option("--recap", help="Output of the ansible-playbook run (for its PLAY RECAP); - for standard input"),
+        typer.Option(
+            "--recap",
+            help="Output of the ansible-playbook run (for its PLAY RECAP); - for standard input",
+        ),
     ] = None,
     name: NameOpt = DEFAULT_NAME,
 ) -> None:
@@ -124,11 +127,14 @@ def fault(
     host: Annotated[str, typer.Argument(help="Lab host, e.g. h3")],
     kind: Annotated[str, typer.Argument(help="slow-link | mtu | link-down | flap")],
     rate: Annotated[str, typer.Option("--rate", help="slow-link: tc rate both ways")] = (
-        faults.DEFAULT_RATE),
+        faults.DEFAULT_RATE
+    ),
     mtu: Annotated[int, typer.Option("--mtu", help="mtu: the host's new eth0 MTU")] = (
-        faults.DEFAULT_MTU),
+        faults.DEFAULT_MTU
+    ),
     flaps: Annotated[int, typer.Option("--flaps", help="flap: down/up cycles")] = (
-        faults.DEFAULT_FLAPS),
+        faults.DEFAULT_FLAPS
+    ),
     name: NameOpt = DEFAULT_NAME,
 ) -> None:
     """Break a host's link on purpose (heal it with `lab restart HOST`)."""

@@ -237,8 +237,10 @@ def tune_run_cmd(
     plan = plan_sweep(instance_type, nodes, collectives)
     outdir.prepare(out)
     trials = outdir.prepare(out / "trials")
-    check_sweep_dir(trials, {"instance_type": instance_type, "nodes": nodes,
-                             "trials": [t.id for t in plan.trials]})
+    check_sweep_dir(
+        trials,
+        {"instance_type": instance_type, "nodes": nodes, "trials": [t.id for t in plan.trials]},
+    )
     runner = PlaybookRunner(inventory, trials)
     results = _run_with_progress(plan, runner)
     _write_tune(pick(plan, results), out, as_json)

@@ -74,8 +74,9 @@ def shape(data: Any) -> str:
         if "data" in data:  # the OCI CLI puts every response body under "data"
             return "oci" if isinstance(data["data"], dict | list) else "unknown"
         items = data.get("items")
-        if isinstance(items, list) and (not items or (isinstance(items[0], dict)
-                                        and "metadata" in items[0])):
+        if isinstance(items, list) and (
+            not items or (isinstance(items[0], dict) and "metadata" in items[0])
+        ):
             return "nebius"
         return "unknown"
     if not isinstance(data, list):
@@ -100,8 +101,9 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"discovery file {path}: not JSON ({exc.msg} at line {exc.lineno}); "
-                        "truncated?") from None
+        raise UserError(
+            f"discovery file {path}: not JSON ({exc.msg} at line {exc.lineno}); truncated?"
+        ) from None
 
 
 def from_files(outputs: StackOutputs, paths: Sequence[Path]) -> Found:
@@ -116,8 +118,10 @@ def from_files(outputs: StackOutputs, paths: Sequence[Path]) -> Found:
         allowed = {cloud, "empty"} | ({"aws-topology"} if cloud == "aws" else set())
         if kind not in allowed and cloud in CLI_OUTPUT:
             what = CLI_OUTPUT.get(kind.removesuffix("-topology"), "no cloud CLI's output I know")
-            raise UserError(f"discovery file {path}: looks like {what}, but the outputs are of a "
-                            f"{cloud} stack; give {CLI_OUTPUT[cloud]}")
+            raise UserError(
+                f"discovery file {path}: looks like {what}, but the outputs are of a "
+                f"{cloud} stack; give {CLI_OUTPUT[cloud]}"
+            )
         docs.append((path, kind, data))
     found = _module(cloud).from_docs(outputs, docs)
     return _require_nodes(outputs, found, ", ".join(str(p) for p in paths))
@@ -133,8 +137,10 @@ def _require_nodes(outputs: StackOutputs, found: Found, where: str) -> Found:
     if not found.nodes:
         groups = ", ".join(g.name for g in outputs.nodes.groups)
         extra = f" ({'; '.join(found.warnings)})" if found.warnings else ""
-        raise UserError(f"discovery in {where}: no running node of stack "
-                        f"{outputs.cluster.stack} (node groups: {groups}){extra}")
+        raise UserError(
+            f"discovery in {where}: no running node of stack "
+            f"{outputs.cluster.stack} (node groups: {groups}){extra}"
+        )
     found.nodes.sort(key=lambda n: n.name)
     return found
 
@@ -160,5 +166,7 @@ def _module(cloud: str) -> Any:
         from gpufabric.discovery import nebius
 
         return nebius
-    raise UserError(f"node discovery for {cloud} stacks is not implemented yet; write a static "
-                    "inventory with the gpufabric_* group variables (docs/ansible.md)")
+    raise UserError(
+        f"node discovery for {cloud} stacks is not implemented yet; write a static "
+        "inventory with the gpufabric_* group variables (docs/ansible.md)"
+    )

@@ -60,8 +60,9 @@ class Ec2:
             where = f" in {self.region}" if self.region else ""
             raise UserError(f"aws {operation}{where}: {exc}") from None
 
-    def describe_instances(self, filters: Sequence[Mapping[str, Any]] = (),
-                           instance_ids: Sequence[str] = ()) -> dict[str, Any]:
+    def describe_instances(
+        self, filters: Sequence[Mapping[str, Any]] = (), instance_ids: Sequence[str] = ()
+    ) -> dict[str, Any]:
         """Every page merged into one `aws ec2 describe-instances` document."""
         reservations: list[Any] = []
         for ids in chunks(instance_ids) if instance_ids else [[]]:
@@ -72,19 +73,27 @@ class Ec2:
                 reservations.extend(page.get("Reservations", []))
         return {"Reservations": reservations}
 
-    def describe_instance_topology(self, instance_ids: Sequence[str] = (),
-                                   filters: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    def describe_instance_topology(
+        self, instance_ids: Sequence[str] = (), filters: Sequence[Mapping[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
         """All pages of DescribeInstanceTopology, at most 100 instance ids per call."""
         base: dict[str, Any] = {"Filters": list(filters)} if filters else {}
-        requests = [{**base, "InstanceIds": c} for c in chunks(instance_ids)] if instance_ids \
-            else [base]
-        return [page for request in requests
-                for page in self._pages("describe_instance_topology", **request)]
+        requests = (
+            [{**base, "InstanceIds": c} for c in chunks(instance_ids)] if instance_ids else [base]
+        )
+        return [
+            page
+            for request in requests
+            for page in self._pages("describe_instance_topology", **request)
+        ]
 
 
 def _tags(inst: Mapping[str, Any]) -> dict[str, str]:
-    return {str(t.get("Key")): str(t.get("Value")) for t in inst.get("Tags") or []
-            if isinstance(t, dict)}
+    return {
+        str(t.get("Key")): str(t.get("Value"))
+        for t in inst.get("Tags") or []
+        if isinstance(t, dict)
+    }
 
 
 def _group_of(inst: Mapping[str, Any], groups: Sequence[NodeGroup]) -> NodeGroup | None:
@@ -120,8 +129,11 @@ def leaves(topology_docs: Sequence[Any]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
-          topology: Mapping[str, tuple[str, str]] | None = None) -> Found:
+def match(
+    outputs: StackOutputs,
+    docs: Sequence[tuple[str, Any]],
+    topology: Mapping[str, tuple[str, str]] | None = None,
+) -> Found:
     """The stack's nodes among describe-instances documents ((origin, doc) pairs).
 
     A node must also sit in the stack's own network: an instance of the group (or with one of
@@ -146,8 +158,16 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
                 continue
             dns = str(inst.get("PrivateDnsName") or "").split(".", 1)[0]
             leaf, nvlink = (topology or {}).get(iid, ("", ""))
-            found.add(Node(name=dns or iid, address=address, group=group.name, instance_id=iid,
-                           leaf=leaf, nvlink_domain=nvlink))
+            found.add(
+                Node(
+                    name=dns or iid,
+                    address=address,
+                    group=group.name,
+                    instance_id=iid,
+                    leaf=leaf,
+                    nvlink_domain=nvlink,
+                )
+            )
     return found
 
 
@@ -156,8 +176,11 @@ def _stack_network(outputs: StackOutputs) -> tuple[str | None, set[str]]:
     which check nothing)."""
     vpc = outputs.network.get("vpcId")
     raw = outputs.network.get("subnets")
-    subnets = {str(s) for s in raw.values() if _SUBNET_ID.match(str(s))} \
-        if isinstance(raw, dict) else set()
+    subnets = (
+        {str(s) for s in raw.values() if _SUBNET_ID.match(str(s))}
+        if isinstance(raw, dict)
+        else set()
+    )
     return (vpc if isinstance(vpc, str) and _VPC_ID.match(vpc) else None), subnets
 
 
@@ -182,8 +205,9 @@ def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) ->
     docs: list[tuple[str, Any]] = []
     asgs = [g.name for g in outputs.nodes.groups if g.kind == "autoscaling-group"]
     if asgs:
-        docs.append(("aws", ec2.describe_instances(
-            filters=[{"Name": f"tag:{GROUP_TAG}", "Values": asgs}])))
+        docs.append(
+            ("aws", ec2.describe_instances(filters=[{"Name": f"tag:{GROUP_TAG}", "Values": asgs}]))
+        )
     ids = [i for g in outputs.nodes.groups if g.kind == "instances" for i in g.members]
     if ids:
         docs.append(("aws", ec2.describe_instances(instance_ids=ids)))

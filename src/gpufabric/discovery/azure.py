@@ -28,9 +28,11 @@ from gpufabric.errors import UserError
 from gpufabric.extras import require
 from gpufabric.stack_outputs import StackOutputs
 
-_VM_ID = re.compile(r"/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Compute/"
-                    r"virtualMachineScaleSets/(?P<vmss>[^/]+)/virtualMachines/(?P<n>[^/]+)$",
-                    re.IGNORECASE)
+_VM_ID = re.compile(
+    r"/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Compute/"
+    r"virtualMachineScaleSets/(?P<vmss>[^/]+)/virtualMachines/(?P<n>[^/]+)$",
+    re.IGNORECASE,
+)
 ADDRESS_KEYS = ("privateIPAddress", "privateIpAddress")
 
 
@@ -39,11 +41,16 @@ class Azure:
 
     def __init__(self, subscription: str = "", compute: Any = None, network: Any = None) -> None:
         if compute is None or network is None:
-            subscription = (subscription or os.environ.get("AZURE_SUBSCRIPTION_ID")
-                            or os.environ.get("ARM_SUBSCRIPTION_ID", ""))
+            subscription = (
+                subscription
+                or os.environ.get("AZURE_SUBSCRIPTION_ID")
+                or os.environ.get("ARM_SUBSCRIPTION_ID", "")
+            )
             if not subscription:
-                raise UserError("azure discovery: set AZURE_SUBSCRIPTION_ID (the subscription "
-                                "holding the stack; ARM_SUBSCRIPTION_ID is read too)")
+                raise UserError(
+                    "azure discovery: set AZURE_SUBSCRIPTION_ID (the subscription "
+                    "holding the stack; ARM_SUBSCRIPTION_ID is read too)"
+                )
             for module in ("azure.identity", "azure.mgmt.compute", "azure.mgmt.network"):
                 require(module, "Azure node discovery")
             from azure.identity import DefaultAzureCredential
@@ -65,22 +72,41 @@ class Azure:
 
     def scale_set_nics(self, group: str, scale_set: str) -> list[dict[str, Any]]:
         """The scale set's NICs in the shape `az vmss nic list` prints (the keys read here)."""
-        nics = self._call(f"vmss nic list {scale_set}", lambda: self.network.network_interfaces
-                          .list_virtual_machine_scale_set_network_interfaces(group, scale_set))
-        return [{"name": nic.name, "primary": nic.primary,
-                 "virtualMachine": {"id": nic.virtual_machine.id if nic.virtual_machine else ""},
-                 "ipConfigurations": [{"primary": c.primary,
-                                       "privateIPAddress": c.private_ip_address}
-                                      for c in nic.ip_configurations or []]}
-                for nic in nics]
+        nics = self._call(
+            f"vmss nic list {scale_set}",
+            lambda: (
+                self.network.network_interfaces.list_virtual_machine_scale_set_network_interfaces(
+                    group, scale_set
+                )
+            ),
+        )
+        return [
+            {
+                "name": nic.name,
+                "primary": nic.primary,
+                "virtualMachine": {"id": nic.virtual_machine.id if nic.virtual_machine else ""},
+                "ipConfigurations": [
+                    {"primary": c.primary, "privateIPAddress": c.private_ip_address}
+                    for c in nic.ip_configurations or []
+                ],
+            }
+            for nic in nics
+        ]
 
     def running_vms(self, group: str, scale_set: str) -> set[str]:
         """Names of the scale set's VMs whose power state is running."""
-        vms = self._call(f"vmss list-instances {scale_set}", lambda: self.compute
-                         .virtual_machine_scale_set_vms.list(group, scale_set,
-                                                             expand="instanceView"))
-        return {vm.name for vm in vms if vm.instance_view and any(
-            s.code == "PowerState/running" for s in vm.instance_view.statuses or [])}
+        vms = self._call(
+            f"vmss list-instances {scale_set}",
+            lambda: self.compute.virtual_machine_scale_set_vms.list(
+                group, scale_set, expand="instanceView"
+            ),
+        )
+        return {
+            vm.name
+            for vm in vms
+            if vm.instance_view
+            and any(s.code == "PowerState/running" for s in vm.instance_view.statuses or [])
+        }
 
 
 def _primary(items: Sequence[Any]) -> Mapping[str, Any]:
@@ -95,17 +121,22 @@ def nics(doc: Any, origin: str) -> Iterator[dict[str, Any]]:
         yield nic
 
 
-def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
-          running: Mapping[str, set[str]] | None = None) -> Found:
+def match(
+    outputs: StackOutputs,
+    docs: Sequence[tuple[str, Any]],
+    running: Mapping[str, set[str]] | None = None,
+) -> Found:
     """The stack's nodes among NIC listings; `running` (live): scale set -> running VM names."""
     found = Found()
     rg = (outputs.cluster.resource_group or "").lower()
     groups = {g.name.lower(): g for g in outputs.nodes.groups if g.kind == "scale-set"}
     # the stack's subnets from its outputs (offline plans hold placeholders: no check)
     raw = outputs.network.get("subnets")
-    subnets = {str(s).lower() for s in raw.values()
-               if str(s).lower().startswith("/subscriptions/")} \
-        if isinstance(raw, dict) else set()
+    subnets = (
+        {str(s).lower() for s in raw.values() if str(s).lower().startswith("/subscriptions/")}
+        if isinstance(raw, dict)
+        else set()
+    )
     by_vm: dict[str, list[dict[str, Any]]] = {}
     for origin, doc in docs:
         for nic in nics(doc, origin):
@@ -127,8 +158,7 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
         elif not address:
             found.warnings.append(f"{name} ({group.name}): no private address; left out")
         else:
-            found.add(Node(name=name, address=address, group=group.name,
-                           partition=group.partition))
+            found.add(Node(name=name, address=address, group=group.name, partition=group.partition))
     return found
 
 

@@ -44,22 +44,28 @@ class Compute:
         try:
             return list(fn())  # the pagers fetch every page
         except (GoogleAPICallError, GoogleAuthError) as exc:
-            raise UserError(f"gcp {what} in {self.project}/{self.zone}: "
-                            f"{str(exc).splitlines()[0]}") from None
+            raise UserError(
+                f"gcp {what} in {self.project}/{self.zone}: {str(exc).splitlines()[0]}"
+            ) from None
 
     def managed_instances(self, group: str) -> set[str]:
         """Names of a managed instance group's instances (listManagedInstances)."""
-        items = self._call(f"listManagedInstances {group}", lambda: self.groups_client
-                           .list_managed_instances(project=self.project, zone=self.zone,
-                                                   instance_group_manager=group))
+        items = self._call(
+            f"listManagedInstances {group}",
+            lambda: self.groups_client.list_managed_instances(
+                project=self.project, zone=self.zone, instance_group_manager=group
+            ),
+        )
         return {str(m.instance).rsplit("/", 1)[-1] for m in items if m.instance}
 
     def list_instances(self) -> list[dict[str, Any]]:
         """The zone's instances as the REST API (and gcloud --format=json) prints them."""
         from google.cloud import compute_v1
 
-        items = self._call("instances.list", lambda: self.instances_client.list(
-            project=self.project, zone=self.zone))
+        items = self._call(
+            "instances.list",
+            lambda: self.instances_client.list(project=self.project, zone=self.zone),
+        )
         return [json.loads(compute_v1.Instance.to_json(i)) for i in items]
 
 
@@ -72,15 +78,17 @@ def _in_zone(inst: Mapping[str, Any], zone: str) -> bool:
     return str(inst.get("zone", "")).rsplit("/", 1)[-1] == zone
 
 
-def _group_of(inst: Mapping[str, Any], groups: Sequence[NodeGroup], zone: str,
-              members: Mapping[str, set[str]]) -> NodeGroup | None:
+def _group_of(
+    inst: Mapping[str, Any], groups: Sequence[NodeGroup], zone: str, members: Mapping[str, set[str]]
+) -> NodeGroup | None:
     name, created_by = inst["name"], _metadata(inst).get("created-by", "")
     for group in groups:
         if group.kind == "instances" and name in group.members:
             return group
         if group.kind == "managed-instance-group" and (
-                name in members.get(group.name, set())
-                or created_by.endswith(f"/zones/{zone}/instanceGroupManagers/{group.name}")):
+            name in members.get(group.name, set())
+            or created_by.endswith(f"/zones/{zone}/instanceGroupManagers/{group.name}")
+        ):
             return group
     return None
 
@@ -92,8 +100,11 @@ def instances(doc: Any, origin: str) -> Iterator[dict[str, Any]]:
         yield inst
 
 
-def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
-          members: Mapping[str, set[str]] | None = None) -> Found:
+def match(
+    outputs: StackOutputs,
+    docs: Sequence[tuple[str, Any]],
+    members: Mapping[str, set[str]] | None = None,
+) -> Found:
     found = Found()
     zone = outputs.cluster.zone
     networks = _stack_networks(outputs)
@@ -110,17 +121,26 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]],
             if where:
                 found.warnings.append(f"{name} ({group.name}): {where}; left out")
                 continue
-            address = str(nics[0].get("networkIP", "")) if nics and isinstance(nics[0], dict) \
-                else ""
+            address = (
+                str(nics[0].get("networkIP", "")) if nics and isinstance(nics[0], dict) else ""
+            )
             if status != "RUNNING" or not address:
-                why = f"status {status or 'unknown'}" if status != "RUNNING" \
-                    else "no private address"
+                why = (
+                    f"status {status or 'unknown'}" if status != "RUNNING" else "no private address"
+                )
                 found.warnings.append(f"{name} ({group.name}): {why}; left out")
                 continue
             topo = (inst.get("resourceStatus") or {}).get("physicalHostTopology")
             leaf = path_from_topology(topo, origin, name)[-1] if topo else ""
-            found.add(Node(name=name, address=address, group=group.name,
-                           instance_id=str(inst.get("id", "")), leaf=leaf))
+            found.add(
+                Node(
+                    name=name,
+                    address=address,
+                    group=group.name,
+                    instance_id=str(inst.get("id", "")),
+                    leaf=leaf,
+                )
+            )
     return found
 
 
@@ -158,6 +178,9 @@ def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) ->
     if not project:
         raise UserError("stack outputs: cluster.project: not set; gcp discovery needs it")
     compute = client if isinstance(client, Compute) else Compute(project, outputs.cluster.zone)
-    members = {g.name: compute.managed_instances(g.name) for g in outputs.nodes.groups
-               if g.kind == "managed-instance-group"}
+    members = {
+        g.name: compute.managed_instances(g.name)
+        for g in outputs.nodes.groups
+        if g.kind == "managed-instance-group"
+    }
     return match(outputs, [("gcp", compute.list_instances())], members)

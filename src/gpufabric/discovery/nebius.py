@@ -47,8 +47,10 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
             if not isinstance(name, str) or not name:
                 raise UserError(f"{origin}: an instance has no metadata.name")
             cluster = field(field(spec, "gpu_cluster", "gpuCluster"), "id")
-            group = next((g for g in groups if name in g.members
-                          or (g.id is not None and cluster == g.id)), None)
+            group = next(
+                (g for g in groups if name in g.members or (g.id is not None and cluster == g.id)),
+                None,
+            )
             if group is None:
                 continue
             state = str(field(field(inst, "status"), "state") or "")
@@ -57,11 +59,19 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
                 why = f"state {state or 'unknown'}" if state != "RUNNING" else "no private address"
                 found.warnings.append(f"{name} ({group.name}): {why}; left out")
                 continue
-            where = field(field(inst, "status"), "infiniband_topology_path", "infinibandTopologyPath")
+            where = field(
+                field(inst, "status"), "infiniband_topology_path", "infinibandTopologyPath"
+            )
             path = ib_path(where, origin, name)
-            found.add(Node(name=name, address=address, group=group.name,
-                           instance_id=str(field(meta, "id") or ""),
-                           leaf=path[-1] if path else ""))
+            found.add(
+                Node(
+                    name=name,
+                    address=address,
+                    group=group.name,
+                    instance_id=str(field(meta, "id") or ""),
+                    leaf=path[-1] if path else "",
+                )
+            )
     return found
 
 
@@ -71,5 +81,7 @@ def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> F
 
 def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) -> Found:
     del client, topology
-    raise UserError("live node discovery on Nebius is not implemented; save "
-                    f"{CLI} and pass it as discovery_file")
+    raise UserError(
+        "live node discovery on Nebius is not implemented; save "
+        f"{CLI} and pass it as discovery_file"
+    )

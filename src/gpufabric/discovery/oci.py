@@ -26,9 +26,11 @@ from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
 from gpufabric.stack_outputs import StackOutputs
 
-CLI = ("`oci compute-management instance-pool list-instances`, "
-       "`oci compute vnic-attachment list` and `oci network vnic get` / "
-       "`oci compute instance list-vnics`")
+CLI = (
+    "`oci compute-management instance-pool list-instances`, "
+    "`oci compute vnic-attachment list` and `oci network vnic get` / "
+    "`oci compute instance list-vnics`"
+)
 
 
 def shape(data: Any) -> str:
@@ -73,8 +75,10 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
     found = Found()
     groups = {g.id: g for g in outputs.nodes.groups if g.kind == "cluster-network" and g.id}
     if not groups:
-        raise UserError("stack outputs: nodes.groups has no cluster-network with its instance "
-                        "pool id; these outputs cannot be matched on OCI")
+        raise UserError(
+            "stack outputs: nodes.groups has no cluster-network with its instance "
+            "pool id; these outputs cannot be matched on OCI"
+        )
     # one pool per cluster network: every listed instance belongs to the outputs' pool, unless
     # the listing says otherwise (instance-pool-id is not in InstanceSummary)
     (group,) = list(groups.values())[:1]
@@ -88,18 +92,25 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
         state = str(inst.get("state", ""))
         address = _address(iid, attachments, vnics)
         if state.lower() != "running" or not address:
-            why = f"state {state or 'unknown'}" if state.lower() != "running" else (
-                "no primary VNIC address among the discovery files")
+            why = (
+                f"state {state or 'unknown'}"
+                if state.lower() != "running"
+                else ("no primary VNIC address among the discovery files")
+            )
             found.warnings.append(f"{name} ({group.name}): {why}; left out")
             continue
         found.add(Node(name=name, address=address, group=group.name, instance_id=iid))
     return found
 
 
-def _address(iid: str, attachments: Mapping[str, list[dict[str, Any]]],
-             vnics: Mapping[str, dict[str, Any]]) -> str:
-    attached = [a for a in attachments.get(iid, [])
-                if str(a.get("lifecycle-state", "ATTACHED")) == "ATTACHED"]
+def _address(
+    iid: str, attachments: Mapping[str, list[dict[str, Any]]], vnics: Mapping[str, dict[str, Any]]
+) -> str:
+    attached = [
+        a
+        for a in attachments.get(iid, [])
+        if str(a.get("lifecycle-state", "ATTACHED")) == "ATTACHED"
+    ]
     for att in sorted(attached, key=lambda a: int(a.get("nic-index") or 0)):
         vnic = vnics.get(str(att.get("vnic-id")))
         if vnic and vnic.get("is-primary", True) and vnic.get("private-ip"):
@@ -113,5 +124,7 @@ def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> F
 
 def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) -> Found:
     del client, topology
-    raise UserError("live node discovery on OCI is not implemented; save the OCI CLI's "
-                    f"output ({CLI}) and pass the files as discovery_file")
+    raise UserError(
+        "live node discovery on OCI is not implemented; save the OCI CLI's "
+        f"output ({CLI}) and pass the files as discovery_file"
+    )

@@ -17,8 +17,9 @@ def group_name(prefix: str, raw: str) -> str:
     return f"{prefix}_" + re.sub(r"[^A-Za-z0-9_]", "_", raw).strip("_").lower()
 
 
-def inventory(outputs: StackOutputs, nodes: Sequence[Node],
-              leaf_map: Mapping[str, str] | None = None) -> dict[str, Any]:
+def inventory(
+    outputs: StackOutputs, nodes: Sequence[Node], leaf_map: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Groups: gpu_nodes (the target, with the gpufabric_* switches), cluster_<name>,
     leaf_<id> where the leaf is known, partition_<n> on Azure.
 
@@ -45,7 +46,8 @@ def inventory(outputs: StackOutputs, nodes: Sequence[Node],
     # with every leaf known the topology role reads the inventory; else it asks the cloud
     all_leaves = all("gpufabric_leaf" in hv for hv in hostvars.values())
     group_vars["gpufabric_topology_source"] = (
-        "inventory" if all_leaves else TOPOLOGY_SOURCE[outputs.cluster.cloud])
+        "inventory" if all_leaves else TOPOLOGY_SOURCE[outputs.cluster.cloud]
+    )
     inv: dict[str, Any] = {
         "_meta": {"hostvars": hostvars},
         "all": {"children": ["ungrouped", TARGET_GROUP, cluster, *sorted(extra)]},

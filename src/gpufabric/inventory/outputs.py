@@ -23,8 +23,9 @@ def load_file(path: str | Path) -> StackOutputs:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"outputs file {p}: not JSON ({exc.msg} at line {exc.lineno}); "
-                        "truncated?") from None
+        raise UserError(
+            f"outputs file {p}: not JSON ({exc.msg} at line {exc.lineno}); truncated?"
+        ) from None
     return stack_outputs.parse(data, f"outputs file {p}")
 
 
@@ -49,10 +50,18 @@ def load_stack(stack: str, cwd: str | Path | None = None) -> StackOutputs:
     logged-in backend)."""
     pulumi = shutil.which("pulumi")
     if pulumi is None:
-        raise UserError("stack: the pulumi CLI is not installed; pass an outputs file instead "
-                        "(pulumi stack output --json --show-secrets > outputs.json)")
-    proc = subprocess.run([pulumi, "stack", "output", "--json", "--show-secrets", "--stack", stack],
-                          capture_output=True, text=True, cwd=cwd, check=False, timeout=120)
+        raise UserError(
+            "stack: the pulumi CLI is not installed; pass an outputs file instead "
+            "(pulumi stack output --json --show-secrets > outputs.json)"
+        )
+    proc = subprocess.run(
+        [pulumi, "stack", "output", "--json", "--show-secrets", "--stack", stack],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=120,
+    )
     if proc.returncode != 0:
         first = (proc.stderr.strip().splitlines() or ["no output"])[0]
         raise UserError(f"stack {stack}: pulumi stack output failed: {first}")

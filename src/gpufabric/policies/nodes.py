@@ -101,7 +101,12 @@ def gpu_nodes(stack: Stack) -> Iterator[Node]:
     for res in stack.resources:
         template = _template_of(stack, res)
         if res.type in (
-            AWS_INSTANCE, GCP_INSTANCE, GCP_FROM_TEMPLATE, AZURE_SCALE_SET, AZURE_VM, NEBIUS_INSTANCE
+            AWS_INSTANCE,
+            GCP_INSTANCE,
+            GCP_FROM_TEMPLATE,
+            AZURE_SCALE_SET,
+            AZURE_VM,
+            NEBIUS_INSTANCE,
         ):
             own = instance_type(res)
             if is_gpu_type(own) or (

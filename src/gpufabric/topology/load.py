@@ -18,8 +18,7 @@ RECORDED = {
     "gcp": "`gcloud compute instances list --format=json` or physical_host values",
     "oci": "OCI compute host list (ListComputeCapacityTopologyComputeBareMetalHosts / "
     "ListComputeHosts) or rdmaTopologyData per node",
-    "nebius": "`nebius compute instance list --format json`, a GPU cluster, or IMDS "
-    "instance-data",
+    "nebius": "`nebius compute instance list --format json`, a GPU cluster, or IMDS instance-data",
     "file": "JSON/YAML topology",
 }
 

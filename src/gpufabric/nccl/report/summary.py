@@ -56,7 +56,10 @@ def verdict(report: GateReport) -> Banner:
     warns = [v for v in report.verdicts if v.status == "warn"]
     first = (fails or warns or [None])[0]
     return Banner(
-        report.passed, len(fails), len(warns), f"{first.subject}: {first.message}" if first else None
+        report.passed,
+        len(fails),
+        len(warns),
+        f"{first.subject}: {first.message}" if first else None,
     )
 
 

@@ -97,8 +97,11 @@ def private_dns_names(client: Any, instance_ids: Sequence[str]) -> dict[str, str
     """Instance id -> short private DNS name (`ip-10-1-2-3`), via DescribeInstances."""
     ec2 = client if isinstance(client, Ec2) else Ec2(_region(client), client)
     doc = ec2.describe_instances(instance_ids=instance_ids) if instance_ids else {}
-    return {i["InstanceId"]: str(i["PrivateDnsName"]).split(".", 1)[0]
-            for i in instances(doc, "aws") if i.get("PrivateDnsName")}
+    return {
+        i["InstanceId"]: str(i["PrivateDnsName"]).split(".", 1)[0]
+        for i in instances(doc, "aws")
+        if i.get("PrivateDnsName")
+    }
 
 
 def discover(
