@@ -94,6 +94,43 @@ def test_failed_measurement_fails_the_group_with_its_error() -> None:
     assert "unable to connect" in state["bad"]["n03"]
 
 
+@pytest.mark.parametrize(("n", "lost"), [(4, 0), (8, 0), (8, 1), (8, 2)])
+def test_one_lost_measurement_is_measured_again_not_blamed(n: int, lost: int) -> None:
+    """The tool printing nothing once (lost-th test of round 1) costs a round, blames nobody."""
+    slow = hosts(n)[-1]
+    fabric = SyntheticFabric(egress={slow: 0.1}, ingress={slow: 0.1})
+    calls = {"n": 0}
+
+    def measure(tests: list[dict]) -> list[dict]:
+        out = fabric.measure(tests)
+        calls["n"] += 1
+        if calls["n"] == 1 and lost < len(out):
+            out[lost] = {"fwd": [], "rev": [], "error": "iperf3 printed no JSON"}
+        return out
+
+    state = bisect.run(hosts(n), measure, LIMITS)
+    assert list(state["bad"]) == [slow], state["bad"]
+    first = state["rounds"][0]["tests"]
+    if lost < len(first):
+        assert first[lost]["reason"].endswith("measured again next round")
+        again = [t for r in state["rounds"][1:] for t in r["tests"] if t.get("again")]
+        assert [t["hosts"] for t in again] == [first[lost]["hosts"]]
+
+
+def test_a_confirm_whose_measurement_fails_twice_blames_the_suspect() -> None:
+    def measure(tests: list[dict]) -> list[dict]:
+        return [
+            {"fwd": [], "rev": [], "error": "iperf3: unable to connect"}
+            if t["kind"] == "confirm" and t["suspect"] == "n03"
+            else {"fwd": [100.0 if "n03" not in t["hosts"] else 5.0], "rev": [100.0]}
+            for t in tests
+        ]
+
+    state = bisect.run(hosts(8), measure, LIMITS)
+    assert list(state["bad"]) == ["n03"]
+    assert "unable to connect" in state["bad"]["n03"]
+
+
 def test_peers_median_judges_when_the_expected_rate_is_unknown() -> None:
     fab = SyntheticFabric(egress={"n06": 0.3})
     state = bisect.run(hosts(8), fab.measure, Limits(expected_gbps=None))

@@ -15,7 +15,9 @@ different known-good partner in the next round: the suspects whose pair fails ar
 every part of a failing group passes, the group is tested once more (noise is then cleared),
 and if it fails again the fault lies in the links between its parts (e.g. a spine), reported
 as a finding without blaming a host. One bad host among N costs ceil(log2 N) rounds of at
-most two parallel tests each.
+most two parallel tests each. A test whose measurement itself failed (the tool printed nothing
+or an error, not a slow figure) is measured once more in the next round before it is judged:
+one lost measurement must not blame the hosts of a whole group.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from typing import Any
 from gpufabric.errors import UserError
 from gpufabric.health.judge import DIRECTIONS, Limits, judge, value
 
-Test = dict[str, Any]  # {"id", "kind": split|retest|confirm, "hosts": [...], "parent"?, "suspect"?}
+Test = dict[str, Any]  # {"id", "kind": split|retest|confirm, "hosts": [...], "parent"?, "suspect"?,
+#                         "again"?: True when re-measured after a failed measurement}
 Result = dict[str, Any]  # {"fwd": [Gbit/s...], "rev": [...], "error": ""}
 MAX_ROUNDS = 64
 
@@ -154,15 +157,19 @@ def record(state: dict[str, Any], results: list[Result]) -> dict[str, Any]:
     for test, res in zip(tests, results, strict=True):
         samples = {d: list(res.get(d, [])) for d in DIRECTIONS}
         verdict = judge(samples, state["values"], limits, str(res.get("error") or ""))
+        again = bool(res.get("error")) and not test.get("again")
         rows.append(
             {
                 **test,
                 "ok": verdict.ok,
-                "reason": verdict.reason,
+                "reason": verdict.reason + ("; measured again next round" if again else ""),
                 "gbps": verdict.values,
                 "samples": samples,
             }
         )
+        if again:  # the measurement failed, not the fabric: measure this test once more
+            state["queue"].append(_again(test))
+            continue
         _record_one(state, test, verdict.ok, verdict.reason, verdict.values)
         info = state["parents"].get(test.get("parent") or "")
         if info is not None:
@@ -175,6 +182,14 @@ def record(state: dict[str, Any], results: list[Result]) -> dict[str, Any]:
     state["pending"] = []
     _finish_if_stuck(state)
     return state
+
+
+def _again(test: Test) -> Test:
+    """The same test for the next round (a confirm gets its known-good partner anew)."""
+    item = {k: v for k, v in test.items() if k != "id"}
+    if item["kind"] == "confirm":
+        item.pop("hosts", None)
+    return {**item, "again": True}
 
 
 def _finish_if_stuck(state: dict[str, Any]) -> None:
