@@ -14,27 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.lab.slurm import slurm_conf
 
 from gpufabric.health.act import PREFIX, TAINT_KEY
 from gpufabric.health.report import UNREACHABLE
 from gpufabric.lab.handle import LabHandle, venv_bin
-from gpufabric.topology.hostlist import compress
 
 pytestmark = pytest.mark.lab
 
-SLURM_CONF = """ClusterName=gfhealth
-SlurmctldHost={controller}
-AuthType=auth/munge
-SlurmUser=root
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-StateSaveLocation=/var/lib/slurm/gfhealth
-SlurmctldPidFile=/run/slurmctld.pid
-SlurmctldLogFile=/var/log/slurm/slurmctld.log
-NodeName={nodes} CPUs=1 State=UNKNOWN
-PartitionName=all Nodes=ALL Default=YES State=UP
-"""
 SLURM_CLEANUP = (
     "systemctl stop slurmctld munge; rm -rf /etc/slurm/slurm.conf /var/lib/slurm/gfhealth "
     "/var/log/slurm/slurmctld.log"
@@ -151,7 +138,7 @@ def test_link_down_and_flap_tainted_in_kubernetes(
 @pytest.fixture
 def slurmctld(lab: LabHandle) -> Iterator[str]:
     host = lab.controller
-    conf = SLURM_CONF.format(controller=host, nodes=compress(lab.hosts))
+    conf = slurm_conf("gfhealth", host, lab.hosts)
     lab.run(
         host,
         "sh",

@@ -12,28 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.lab.slurm import slurm_conf
 
 from gpufabric.lab.handle import LabHandle
 from gpufabric.lab.summary import parse_recap
-from gpufabric.topology.hostlist import compress, expand
+from gpufabric.topology.hostlist import expand
 from gpufabric.topology.score import ring_edges
 
 pytestmark = pytest.mark.lab
 
-# A minimal slurm.conf for the test only (no Slurm role in this repository writes one).
-SLURM_CONF = """ClusterName=gftopo
-SlurmctldHost={controller}
-AuthType=auth/munge
-SlurmUser=root
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-StateSaveLocation=/var/lib/slurm/gftopo
-SlurmctldPidFile=/run/slurmctld.pid
-SlurmctldLogFile=/var/log/slurm/slurmctld.log
-NodeName={nodes} CPUs=1 State=UNKNOWN
-PartitionName=all Nodes=ALL Default=YES State=UP
-"""
 CLEANUP = (
     "systemctl stop slurmctld munge; rm -rf /etc/slurm/slurm.conf /etc/slurm/topology.conf "
     "/var/lib/slurm/gftopo /etc/gpufabric/hostfile /var/log/slurm/slurmctld.log"
@@ -44,7 +31,7 @@ CLEANUP = (
 def slurmctld(lab: LabHandle) -> Iterator[str]:
     """slurmctld running on the controller host with a topology-less slurm.conf."""
     host = lab.controller
-    conf = SLURM_CONF.format(controller=host, nodes=compress(lab.hosts))
+    conf = slurm_conf("gftopo", host, lab.hosts)
     lab.run(
         host,
         "sh",
