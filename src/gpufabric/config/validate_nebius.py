@@ -28,18 +28,10 @@ FILESYSTEM_TYPES = ("NETWORK_SSD", "NETWORK_HDD", "WEKA", "VAST")
 _REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+\d+$")
 _MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")
 _RESERVATION_RE = re.compile(r"^[a-z][a-z0-9-]{2,62}$")
-_FOREIGN = ("aws", "gcp", "azure", "oci")
 
 
 def check_nebius(cfg: StackConfig, itype: InstanceType) -> None:
     assert itype.nebius is not None
-    for other in _FOREIGN:
-        if other in cfg.model_fields_set:
-            raise ConfigError(
-                f"gpufabric:{other}",
-                "(set)",
-                f"{cfg.instance_type} is a Nebius platform/preset: use gpufabric:nebius",
-            )
     settings = cfg.nebius
     for key, value, what in (
         ("projectId", settings.project_id, "the project that owns every resource"),

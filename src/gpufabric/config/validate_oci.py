@@ -26,12 +26,10 @@ _LUSTRE_NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,8}$")
 # Uocm:US-ASHBURN-AD-1, Uocm:PHX-AD-1 ([P] docs.oracle.com regions and availability domains)
 _AD_RE = re.compile(r"^[A-Za-z0-9]{4}:(?P<where>[A-Z0-9-]+)-AD-[1-3]$")
 _REGION_RE = re.compile(r"^[a-z]+-[a-z]+-\d+$")
-_FOREIGN = ("aws", "gcp", "azure", "nebius")
 
 
 def check_oci(cfg: StackConfig, itype: InstanceType) -> None:
     assert itype.oci is not None
-    _check_sections(cfg)
     settings = cfg.oci
     for key, value, what in (
         ("compartmentId", settings.compartment_id, "the compartment OCID for every resource"),
@@ -55,16 +53,6 @@ def check_oci(cfg: StackConfig, itype: InstanceType) -> None:
             "gpufabric:network.egress", "endpoints", "on OCI use nat (a NAT gateway) or none"
         )
     _check_storage(cfg)
-
-
-def _check_sections(cfg: StackConfig) -> None:
-    for other in _FOREIGN:
-        if other in cfg.model_fields_set:
-            raise ConfigError(
-                f"gpufabric:{other}",
-                "(set)",
-                f"{cfg.instance_type} is an OCI shape: use gpufabric:oci",
-            )
 
 
 def _check_region_ad(cfg: StackConfig) -> None:
