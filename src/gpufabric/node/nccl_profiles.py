@@ -21,10 +21,25 @@ from gpufabric.errors import UserError
 from gpufabric.stack_outputs import Fabric
 
 _COND = re.compile(r"^(<=|>=|<|>|==)\s*(\d+(?:\.\d+)*)$")
+# Never written to /etc/nccl.conf, not even in a comment: ClusterMAX's nccl-autoconfig check
+# greps the whole file for these names (clustermax 0.2.1 scripts/1-audit/host-check.sh,
+# `grep -qE "NCCL_MIN_NCHANNELS|NCCL_PROTO|NCCL_ALGO" /etc/nccl.conf`), and a pin there
+# overrides NCCL's own tuning for every job. A vendor-required pin goes to the environment file
+# (the job's environment) with its source beside it.
+JOB_ENV_ONLY = ("NCCL_MIN_NCHANNELS", "NCCL_PROTO", "NCCL_ALGO")
+# ClusterMAX networking criteria: NCCL_IB_GID_INDEX=3 for RoCEv2 (clustermax.ai/criteria/networking)
+ROCE_V2_GID_INDEX = 3
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScaleOut(_Strict):
+    """The value to use instead on a multi-tier fabric (fabric_is_multi_tier)."""
+
+    value: str
+    source: str = Field(min_length=5)
 
 
 class Setting(_Strict):
@@ -33,6 +48,7 @@ class Setting(_Strict):
     value_from: str | None = None
     prepend: list[str] | None = None
     when: dict[str, str] = Field(default_factory=dict)
+    scale_out: ScaleOut | None = None
     source: str = Field(min_length=5)
 
     @model_validator(mode="after")
@@ -45,6 +61,10 @@ class Setting(_Strict):
         for software, cond in self.when.items():
             if not _COND.match(cond):
                 raise ValueError(f"{self.name}: bad version condition {software}: {cond!r}")
+        if self.name.startswith("NCCL_") and self.name not in JOB_ENV_ONLY:
+            for pinned in JOB_ENV_ONLY:  # its source is a comment in /etc/nccl.conf
+                if pinned in self.source:
+                    raise ValueError(f"{self.name}: its source names {pinned} (nccl.conf comment)")
         return self
 
 
@@ -120,6 +140,15 @@ def select(fabric: str, cloud: str = "") -> str:
             return key
     generic = [k for k in candidates if book().profiles[k].cloud is None]
     return generic[0] if generic else candidates[0]
+
+
+def fabric_is_multi_tier(nodes: int, tiers: int, clos_node_threshold: int = 64) -> bool:
+    """A spine tier exists: the topology's tier count when known (> 0), else more nodes than one
+    leaf reaches. The same reading as ClusterMAX's nccl-ib-qps-entropy check (clustermax 0.2.1
+    scripts/1-audit/checks/platform_config.py classify_fabric_shape, threshold 64)."""
+    if tiers > 0:
+        return tiers >= 2
+    return nodes > clos_node_threshold
 
 
 def version_matches(version: str, condition: str) -> bool:
@@ -211,8 +240,9 @@ def _nebius_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
 COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "ib_hcas": lambda facts, _o: _hcas(facts, "InfiniBand"),
     "roce_hcas": lambda facts, _o: _hcas(facts, "Ethernet"),
+    # RoCE v2: the index given (the host's table as roce_qos read it, or the inventory's), else 3
     "gid_index": lambda _f, opts: str(
-        opts.get("gid_index") if opts.get("gid_index") is not None else ""
+        opts.get("gid_index") if opts.get("gid_index") is not None else ROCE_V2_GID_INDEX
     ),
     "lab_ifname": _lab_ifname,
     "azure_topology_file": _azure_topology_file,
@@ -233,6 +263,8 @@ def render(
     gid_index: int | None = None,
     extra: dict[str, str] | None = None,
     qos: dict[str, Any] | None = None,
+    nodes: int = 0,
+    tiers: int = 0,
 ) -> dict[str, Any]:
     """Everything the nccl role writes for one host (JSON-safe dict).
 
@@ -248,6 +280,7 @@ def render(
     prof = book().profiles[name]
     versions = versions or {}
     opts = {"instance_type": instance_type, "gid_index": gid_index}
+    multi_tier = fabric_is_multi_tier(nodes, tiers)
     conf: list[dict[str, str]] = []
     env: list[dict[str, str]] = []
     omitted: list[str] = []
@@ -269,8 +302,11 @@ def render(
                 continue
         else:
             value = s.value or ""
-        entry = {"name": s.name, "value": value, "source": s.source}
-        (conf if s.name.startswith("NCCL_") else env).append(entry)
+        source = s.source
+        if s.scale_out is not None and multi_tier:
+            value, source = s.scale_out.value, s.scale_out.source
+        entry = {"name": s.name, "value": value, "source": source}
+        (conf if _in_conf(s.name) else env).append(entry)
     banned = {d.name for d in book().deprecated}
     overrides: dict[str, tuple[str, str]] = {}
     for origin, values in (
@@ -286,9 +322,7 @@ def render(
             entry["value"], entry["source"] = overrides.pop(entry["name"])
     omitted = [o for o in omitted if o.split(" ", 1)[0] not in overrides]
     for key, (value, origin) in overrides.items():
-        (conf if key.startswith("NCCL_") else env).append(
-            {"name": key, "value": value, "source": origin}
-        )
+        (conf if _in_conf(key) else env).append({"name": key, "value": value, "source": origin})
     managed = book().plugin_managed.get(prof.plugin_managed or "", [])
     return {
         "profile": name,
@@ -306,4 +340,12 @@ def render(
             if v.name not in {e["name"] for e in conf + env}
         ],
         "omitted": omitted,
+        # what each file's comments may name (nccl.conf never names a JOB_ENV_ONLY variable)
+        "omitted_conf": [o for o in omitted if _in_conf(o.split(" ", 1)[0])],
+        "omitted_env": [o for o in omitted if not _in_conf(o.split(" ", 1)[0])],
     }
+
+
+def _in_conf(name: str) -> bool:
+    """/etc/nccl.conf carries NCCL_* settings but the pins ClusterMAX refuses there."""
+    return name.startswith("NCCL_") and name not in JOB_ENV_ONLY

@@ -1,0 +1,4 @@
+"""`gpufabric certify`: staged acceptance of a cluster, nodes held until they pass, a scorecard.
+
+clustermax  ClusterMAX's networking checks on a node's NCCL configuration
+"""
