@@ -24,6 +24,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests (hypothesis) run the same examples on every run and write no database, so that
+# `make test` stays fast and a failure reproduces; HYPOTHESIS_PROFILE=thorough searches wider.
+settings.register_profile(
+    "gpufabric", derandomize=True, database=None, deadline=None, max_examples=40
+)
+settings.register_profile("thorough", database=None, deadline=None, max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gpufabric"))
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(os.environ.get("GPUFABRIC_FIXTURES") or REPO.parent / "shared" / "fixtures")
