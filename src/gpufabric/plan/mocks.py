@@ -51,8 +51,9 @@ class RecordingMocks(pulumi.runtime.Mocks):
         )
         return rid, {**inputs, **self._computed(args.typ, args.name, inputs)}
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
-        return self._answer(args), None
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict:  # type: ignore[override]
+        # a bare dict: pulumi's MockMonitor iterates the failures of a (result, failures) pair
+        return self._answer(args)
 
     def _answer(self, args: pulumi.runtime.MockCallArgs) -> dict:
         token = args.token
@@ -65,6 +66,18 @@ class RecordingMocks(pulumi.runtime.Mocks):
             return {"name": self.facts.region, "region": self.facts.region}
         if token == "aws:index/getPartition:getPartition":
             return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+        if token == "oci:Core/getServices:getServices":
+            label = f"all-{self.facts.region}-services-in-oracle-services-network"
+            return {
+                "services": [
+                    {
+                        "id": f"ocid1.service.oc1..{label}",
+                        "cidrBlock": label,
+                        "name": f"All {self.facts.region} Services In Oracle Services Network",
+                        "description": "every Oracle service of the region",
+                    }
+                ]
+            }
         return {}
 
     def _computed(self, typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -95,11 +108,23 @@ class RecordingMocks(pulumi.runtime.Mocks):
 
 
 class CapturingMonitor(pulumi_mocks.MockMonitor):
-    """A MockMonitor that also keeps the root stack's registered outputs (the exports)."""
+    """A MockMonitor that also keeps the root stack's registered outputs (the exports) and each
+    resource's custom timeouts (resource options the mocks' new_resource does not see)."""
 
     def __init__(self, mocks: RecordingMocks) -> None:
         super().__init__(mocks)
         self.stack_outputs: dict[str, Any] = {}
+        self.timeouts: dict[tuple[str, str], dict[str, str]] = {}
+
+    def RegisterResource(self, request):
+        if request.HasField("customTimeouts"):
+            given = request.customTimeouts
+            kept = {
+                k: getattr(given, k) for k in ("create", "update", "delete") if getattr(given, k)
+            }
+            if kept:
+                self.timeouts[(request.type, request.name)] = kept
+        return super().RegisterResource(request)
 
     def RegisterResourceOutputs(self, request):
         if "::pulumi:pulumi:Stack::" in request.urn:

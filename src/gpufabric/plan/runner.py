@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import runpy
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ class PlannedResource:
     name: str
     id: str
     inputs: dict[str, Any]
+    timeouts: dict[str, str] = field(default_factory=dict)
+    """Custom create / update / delete timeouts the program set (pulumi CustomTimeouts)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Plan:
             "notice": OFFLINE_NOTICE,
             "resources": [
                 {"type": r.type, "name": r.name, "id": r.id, "inputs": r.inputs}
+                | ({"timeouts": r.timeouts} if r.timeouts else {})
                 for r in self.resources
             ],
             "outputs": self.outputs,
@@ -70,7 +73,9 @@ def run_plan(
     monitor = _run_program(program, stack, raw, mocks)
     resources = sorted(
         (
-            PlannedResource(r.type, r.name, r.id, _tidy(r.inputs))
+            PlannedResource(
+                r.type, r.name, r.id, _tidy(r.inputs), monitor.timeouts.get((r.type, r.name), {})
+            )
             for r in mocks.records
             if r.custom and not r.read and not r.type.startswith("pulumi:providers:")
         ),

@@ -289,7 +289,8 @@ def storage_security_group(
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> aws.ec2.SecurityGroup:
-    """FSx's own group: Lustre ports (all traffic with EFA) to and from itself and the clients.
+    """FSx's own group: Lustre ports (all traffic with EFA) to and from itself and the clients,
+    and the same ports into the clients' group from it (server-initiated connections).
 
     With EFA the file system also joins the nodes' EFA group, whose self-rules then cover
     client<->file-system EFA traffic; the EFA group keeps referencing only itself.
@@ -316,7 +317,13 @@ def storage_security_group(
                 ("in", aws.vpc.SecurityGroupIngressRule),
                 ("out", aws.vpc.SecurityGroupEgressRule),
             )
-        ] + [("mgmt-to-storage", aws.vpc.SecurityGroupEgressRule, client_sg.id, sg.id)]
+        ] + [
+            ("mgmt-to-storage", aws.vpc.SecurityGroupEgressRule, client_sg.id, sg.id),
+            # the servers connect to the clients too: the clients' group takes the same ports
+            # from the file system's group ([P] docs.aws.amazon.com/fsx/latest/LustreGuide/
+            # limit-access-security-groups.html, "Lustre client VPC security group rules")
+            ("storage-to-mgmt", aws.vpc.SecurityGroupIngressRule, client_sg.id, sg.id),
+        ]
         for rule_name, rule, group_id, peer_id in directions:
             rule(
                 f"{name}-{rule_name}-{label}",

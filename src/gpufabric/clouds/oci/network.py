@@ -1,21 +1,26 @@
-"""The VCN: front-end (node), storage and management subnets, security lists, NAT egress.
+"""The VCN: front-end (node), storage and management subnets, security lists, NAT egress and a
+service gateway to the region's Oracle services.
 
 The RDMA cluster network is not part of the VCN (docs/sources.md O.1): the subnets here
-carry storage, management and NCCL's bootstrap traffic (eth0) only.
+carry storage, management and NCCL's bootstrap traffic (eth0) only. The service gateway gives
+the nodes a path to Oracle services (the Oracle Cloud Agent's RDMA plugins among them) without
+the internet, with or without NAT, as oci-hpc's network.tf builds it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_oci as oci
 
+from gpufabric.clouds.oci.security import subnet_rules
 from gpufabric.config import StackConfig
 
-ALL = "all"
-LUSTRE_PORT = 988  # [P] docs/sources.md O.4: Lustre (LNet) over TCP 988
-SSH_PORT = 22
+# The service CIDR label of every Oracle service in the region ([P] oracle-quickstart/oci-hpc
+# data.tf: data "oci_core_services" with this filter)
+ALL_SERVICES = "All .* Services In Oracle Services Network"
 
 
 @dataclass
@@ -24,6 +29,7 @@ class OciNetwork:
     subnets: dict[str, oci.core.Subnet]  # by role: fabric (node front end), storage, management
     security_lists: dict[str, oci.core.SecurityList]
     nat_gateway: oci.core.NatGateway | None
+    service_gateway: oci.core.ServiceGateway
 
 
 def build_network(
@@ -40,8 +46,27 @@ def build_network(
         freeform_tags=tags,
         opts=opts,
     )
+    services = oci.core.get_services_output(
+        filters=[oci.core.GetServicesFilterArgs(name="name", values=[ALL_SERVICES], regex=True)],
+        opts=pulumi.InvokeOutputOptions(parent=parent),
+    ).services.apply(_all_services)
+    service_gateway = oci.core.ServiceGateway(
+        f"{name}-services",
+        compartment_id=compartment,
+        vcn_id=vcn.id,
+        services=[oci.core.ServiceGatewayServiceArgs(service_id=services.id)],
+        display_name=f"{name}-services",
+        freeform_tags=tags,
+        opts=opts,
+    )
     nat = None
-    rules: list[oci.core.RouteTableRouteRuleArgs] = []
+    rules = [
+        oci.core.RouteTableRouteRuleArgs(
+            network_entity_id=service_gateway.id,
+            destination=services.cidr_block,
+            destination_type="SERVICE_CIDR_BLOCK",
+        )
+    ]
     if net.egress == "nat":
         nat = oci.core.NatGateway(
             f"{name}-nat",
@@ -66,21 +91,17 @@ def build_network(
         opts=opts,
     )
     lists = {
-        role: oci.core.SecurityList(
-            f"{name}-{role}-sl",
+        spec.role: oci.core.SecurityList(
+            f"{name}-{spec.role}-sl",
             compartment_id=compartment,
             vcn_id=vcn.id,
-            display_name=f"{name}-{role}",
-            ingress_security_rules=ingress,
-            egress_security_rules=[
-                oci.core.SecurityListEgressSecurityRuleArgs(
-                    destination=egress_to, protocol=ALL, description="outbound"
-                )
-            ],
+            display_name=f"{name}-{spec.role}",
+            ingress_security_rules=spec.ingress,
+            egress_security_rules=spec.egress,
             freeform_tags=tags,
             opts=opts,
         )
-        for role, ingress, egress_to in _security_rules(cfg)
+        for spec in subnet_rules(cfg, services.cidr_block)
     }
     cidrs = {
         "fabric": net.fabric_subnet,
@@ -104,44 +125,10 @@ def build_network(
         )
         for role, cidr in cidrs.items()
     }
-    return OciNetwork(vcn, subnets, lists, nat)
+    return OciNetwork(vcn, subnets, lists, nat, service_gateway)
 
 
-def _tcp(source: str, port: int, what: str) -> oci.core.SecurityListIngressSecurityRuleArgs:
-    return oci.core.SecurityListIngressSecurityRuleArgs(
-        protocol="6",  # TCP (IANA protocol number, as the OCI API takes it)
-        source=source,
-        source_type="CIDR_BLOCK",
-        description=what,
-        tcp_options=oci.core.SecurityListIngressSecurityRuleTcpOptionsArgs(min=port, max=port),
-    )
-
-
-def _security_rules(
-    cfg: StackConfig,
-) -> list[tuple[str, list[oci.core.SecurityListIngressSecurityRuleArgs], str]]:
-    """(role, ingress rules, egress destination) per subnet: nodes talk freely among
-    themselves, reach Lustre on 988 only; SSH only from the management network / admin CIDR."""
-    net = cfg.network
-    admin = net.management_cidr or net.management_subnet
-    among_nodes = oci.core.SecurityListIngressSecurityRuleArgs(
-        protocol=ALL, source=net.fabric_subnet, source_type="CIDR_BLOCK", description="node to node"
-    )
-    node_out = "0.0.0.0/0" if net.egress == "nat" else net.cidr
-    return [
-        ("fabric", [among_nodes, _tcp(admin, SSH_PORT, "SSH from the admin network")], node_out),
-        (
-            "storage",
-            [
-                _tcp(net.fabric_subnet, LUSTRE_PORT, "Lustre from the nodes"),
-                oci.core.SecurityListIngressSecurityRuleArgs(
-                    protocol=ALL,
-                    source=net.storage_subnet,
-                    source_type="CIDR_BLOCK",
-                    description="Lustre servers among themselves",
-                ),
-            ],
-            net.cidr,
-        ),
-        ("management", [_tcp(admin, SSH_PORT, "SSH from the admin network")], net.cidr),
-    ]
+def _all_services(found: list[Any]) -> Any:
+    if not found:
+        raise ValueError(f"OCI lists no service named like {ALL_SERVICES!r} in this region")
+    return found[0]

@@ -25,6 +25,17 @@ RDMA_PLUGINS = (
     "Compute RDMA GPU Monitoring",
 )
 NODE_ROLE_TAG = ("gpufabric-role", "gpu-node")
+# How long OCI may take to create a cluster network: 30 minutes per started batch of 20 RDMA
+# nodes, one batch more when the count is a multiple of 20 ([P] oracle-quickstart/oci-hpc
+# locals.tf: timeout_per_batch = 30 with RDMA, timeout_ip = ((n - n % 20) / 20 + 1) * 30 m).
+# The provider's own default is 20 minutes, whatever the size.
+RDMA_BATCH_NODES = 20
+RDMA_BATCH_MINUTES = 30
+
+
+def cluster_network_create_minutes(nodes: int) -> int:
+    """16 nodes: 30; 20: 60; 64: 120 (Oracle's figure, as oci-hpc applies it)."""
+    return (nodes // RDMA_BATCH_NODES + 1) * RDMA_BATCH_MINUTES
 
 
 @dataclass
@@ -83,7 +94,14 @@ def build_nodes(
             else None
         ),
         freeform_tags=node_tags,
-        opts=opts,
+        opts=pulumi.ResourceOptions.merge(
+            opts,
+            pulumi.ResourceOptions(
+                custom_timeouts=pulumi.CustomTimeouts(
+                    create=f"{cluster_network_create_minutes(cfg.nodes)}m"
+                )
+            ),
+        ),
     )
     # the cluster network's one instance pool: discovery lists its instances
     group = pulumi.Output.all(pools=cluster_network.instance_pools).apply(
