@@ -85,3 +85,31 @@ class Choice:
             ],
             "leftOut": [{"id": u.id, "reason": u.note or "unhealthy"} for u in self.left_out],
         }
+
+
+def present(raw: dict[str, object], key: str) -> bool:
+    """Whether the stack's raw config sets `namespace:section.sub` (so a choice must clear it)."""
+    top, *path = key.split(".")
+    node: object = raw.get(top)
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return node is not None
+
+
+def targets(choice: Choice, one_key: str, many_key: str, raw: dict[str, object]) -> dict:
+    """Settings naming the chosen units: `one_key` = the id for one unit, else `many_key` =
+    [{id, nodes}], clearing whichever of the two the stack set before."""
+    out: dict[str, object] = {}
+    if len(choice.units) == 1:
+        out[one_key] = choice.units[0].id
+        if present(raw, many_key):
+            out[many_key] = None
+    else:
+        out[many_key] = [
+            {"id": u.id, "nodes": n} for u, n in zip(choice.units, choice.counts, strict=True)
+        ]
+        if present(raw, one_key):
+            out[one_key] = None
+    return out

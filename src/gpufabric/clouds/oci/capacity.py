@@ -1,0 +1,150 @@
+"""OCI capacity by network position: bare-metal hosts of a compute capacity topology.
+
+Read from saved OCI CLI output, as the CLI prints it (`{"data": {"items": [...]}}`, keys with
+'-' for '_': oci-cli's `to_dict`), of either
+- `oci compute capacity-topology bare-metal-host list --capacity-topology-id T --all`
+  (ComputeBareMetalHostSummary: compute-hpc-island-id, compute-network-block-id,
+  compute-local-block-id, instance-id, instance-shape, lifecycle-state ACTIVE | INACTIVE,
+  lifecycle-details AVAILABLE | DEGRADED | UNAVAILABLE), or
+- `oci compute compute-host list --compartment-id C --all` (ComputeHostSummary:
+  hpc-island-id, network-block-id, local-block-id, instance-id, shape, health HEALTHY |
+  UNHEALTHY, lifecycle-state AVAILABLE | OCCUPIED | PROVISIONING | REPAIR | UNAVAILABLE).
+The REST bodies (`{"items": [...]}`, camelCase) are read too.
+
+One unit per network block (what `gpufabric:oci.networkBlockIds` names), grouped by HPC island
+(one cluster network stays in one island). Free hosts: the shape's hosts without an instance
+that are ACTIVE and AVAILABLE (bare-metal hosts) or AVAILABLE and HEALTHY (compute hosts). A
+network block with a DEGRADED or UNHEALTHY host is left out whole: a cluster network placed on
+the block could land a node on that host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpufabric.capacity.model import Capacity, Choice, Unit
+from gpufabric.config import StackConfig
+from gpufabric.errors import UserError
+
+# field -> its spellings (REST camelCase, CLI kebab-case), bare-metal host and compute host
+_KEYS = {
+    "island": ("computeHpcIslandId", "compute-hpc-island-id", "hpcIslandId", "hpc-island-id"),
+    "block": (
+        "computeNetworkBlockId",
+        "compute-network-block-id",
+        "networkBlockId",
+        "network-block-id",
+    ),
+    "instance": ("instanceId", "instance-id"),
+    "shape": ("instanceShape", "instance-shape", "shape"),
+    "state": ("lifecycleState", "lifecycle-state"),
+    "details": ("lifecycleDetails", "lifecycle-details"),
+    "health": ("health",),
+    "id": ("id",),
+}
+
+
+def _get(item: dict[str, Any], field: str) -> Any:
+    for key in _KEYS[field]:
+        if key in item:
+            return item[key]
+    return None
+
+
+def _items(doc: Any, origin: str) -> list[dict[str, Any]]:
+    if isinstance(doc, dict) and isinstance(doc.get("data"), dict | list):
+        doc = doc["data"]
+    if isinstance(doc, dict) and isinstance(doc.get("items"), list):
+        doc = doc["items"]
+    if not isinstance(doc, list) or not all(isinstance(i, dict) for i in doc):
+        raise UserError(
+            f"{origin}: not the output of oci compute capacity-topology bare-metal-host list "
+            "or oci compute compute-host list"
+        )
+    return doc
+
+
+@dataclass
+class _Block:
+    island: str
+    free: int = 0
+    bad: int = 0
+    bad_word: str = ""
+
+
+def _host_state(item: dict[str, Any]) -> tuple[bool, str]:
+    """(free for a new node, why the host spoils its block or '')."""
+    if "health" in item or _get(item, "state") in ("AVAILABLE", "OCCUPIED", "REPAIR"):
+        # a compute host: health HEALTHY | UNHEALTHY, lifecycle state AVAILABLE | OCCUPIED ...
+        if _get(item, "health") == "UNHEALTHY":
+            return False, "UNHEALTHY"
+        return _get(item, "state") == "AVAILABLE", ""
+    details = _get(item, "details")
+    if details == "DEGRADED":
+        return False, "DEGRADED"
+    return _get(item, "state") == "ACTIVE" and details == "AVAILABLE", ""
+
+
+def capacity(docs: Sequence[tuple[str, Any]], shape: str, source: str) -> Capacity:
+    """Network blocks of the stack's shape as capacity units (free hosts, island)."""
+    blocks: dict[str, _Block] = {}
+    for origin, doc in docs:
+        for item in _items(doc, origin):
+            island, block = _get(item, "island"), _get(item, "block")
+            if not (isinstance(island, str) and island and isinstance(block, str) and block):
+                who = _get(item, "id") or "a host"
+                raise UserError(f"{origin}: {who}: no HPC island or network block id")
+            host_shape = _get(item, "shape")
+            if host_shape is not None and host_shape != shape:
+                continue
+            entry = blocks.setdefault(block, _Block(island))
+            if entry.island != island:
+                raise UserError(f"{origin}: network block {block} is in two HPC islands")
+            free, bad = _host_state(item)
+            entry.free += free and not _get(item, "instance")
+            if bad:
+                entry.bad += 1
+                entry.bad_word = bad
+    if not blocks:
+        raise UserError(f"{source}: no {shape} hosts")
+    units = tuple(
+        Unit(
+            id=block,
+            leaf=block,
+            free=entry.free,
+            healthy=not entry.bad,
+            group=entry.island,
+            note=f"{entry.bad} {entry.bad_word} host(s)" if entry.bad else "",
+        )
+        for block, entry in sorted(blocks.items())
+    )
+    return Capacity(units, source=source, unit_kind="network block", leaf_kind="network block")
+
+
+# -- what `gpufabric capacity` calls (one interface per cloud) --------------------------------
+
+
+def read_live(cfg: StackConfig) -> list[tuple[str, Any]]:
+    raise UserError(
+        "OCI capacity is read from saved OCI CLI output: --from FILE, the output of "
+        "oci compute capacity-topology bare-metal-host list --capacity-topology-id T --all "
+        "(or oci compute compute-host list --compartment-id C --all)"
+    )
+
+
+def capacity_for(cfg: StackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
+    return capacity(docs, cfg.instance_type, source)
+
+
+def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str, Any]:
+    """Stack config for the choice: the HPC island and its chosen network blocks."""
+    return {
+        "gpufabric:oci.hpcIslandId": choice.group,
+        "gpufabric:oci.networkBlockIds": [u.id for u in choice.units],
+    }
+
+
+def planned_ids(cfg: StackConfig) -> list[str]:
+    return list(cfg.oci.network_block_ids or [])
