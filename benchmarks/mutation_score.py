@@ -46,7 +46,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "config": (
         [
             "src/gpufabric/config/validate.py",
-            "src/gpufabric/config/validate_aws.py",
+            "src/gpufabric/clouds/aws/rules.py",
             "src/gpufabric/config/stackfile.py",
             "src/gpufabric/config/base.py",
         ],
@@ -68,7 +68,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/topology/model.py",
             "src/gpufabric/topology/emit/slurm.py",
             "src/gpufabric/topology/emit/other.py",
-            "src/gpufabric/topology/sources/aws.py",
+            "src/gpufabric/clouds/aws/topology.py",
         ],
         [
             "tests/unit/test_topology_order.py",

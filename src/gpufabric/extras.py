@@ -1,4 +1,4 @@
-"""Optional installs: each cloud's SDKs come with an extra (`pip install 'gpufabric[aws]'`).
+"""Optional installs: each cloud's SDKs come with an extra (`pip install 'gpufabric[<cloud>]'`).
 
 Code that needs one checks for it first, so a missing SDK is one line naming the extra to
 install, never an ImportError traceback. The extras themselves are listed in pyproject.toml;
@@ -11,36 +11,17 @@ from importlib.util import find_spec
 
 from gpufabric.errors import UserError
 
-# extra -> the importable modules it provides (keyed as in pyproject's optional-dependencies)
-EXTRAS: dict[str, tuple[str, ...]] = {
-    "aws": ("pulumi_aws", "boto3"),
-    "gcp": ("pulumi_gcp", "google.cloud.compute_v1"),
-    "azure": ("pulumi_azure_native", "azure.identity", "azure.mgmt.compute", "azure.mgmt.network"),
-    "oci": ("pulumi_oci",),
-    "nebius": ("pulumi_nebius",),
-}
 
-# requirement name -> import name, where they differ beyond '-' -> '_'
-IMPORT_NAME: dict[str, str] = {
-    "google-cloud-compute": "google.cloud.compute_v1",
-    "azure-identity": "azure.identity",
-    "azure-mgmt-compute": "azure.mgmt.compute",
-    "azure-mgmt-network": "azure.mgmt.network",
-}
+def extras() -> dict[str, tuple[str, ...]]:
+    """extra -> the importable modules it provides: each registered cloud's (its CloudSpec)."""
+    from gpufabric.clouds import registry
 
-# the Pulumi SDK each cloud's component is built on
-PULUMI_SDK: dict[str, str] = {
-    "aws": "pulumi_aws",
-    "gcp": "pulumi_gcp",
-    "azure": "pulumi_azure_native",
-    "oci": "pulumi_oci",
-    "nebius": "pulumi_nebius",
-}
+    return {spec.extra: spec.extra_modules for spec in registry.specs()}
 
 
 def extra_for(module: str) -> str:
     """The extra that installs `module`."""
-    for extra, modules in EXTRAS.items():
+    for extra, modules in extras().items():
         if module in modules:
             return extra
     raise KeyError(module)

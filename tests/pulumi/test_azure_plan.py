@@ -189,7 +189,7 @@ def test_capacity_reservation_is_refused_and_shipped_stacks_are_on_demand(stack:
 
 
 def test_component_refuses_a_capacity_reservation_even_without_the_cli() -> None:
-    from gpufabric.clouds.azure import AzureCluster, AzureClusterArgs
+    from gpufabric.clouds.azure.cluster import AzureCluster, AzureClusterArgs
     from gpufabric.config.model import CapacityConfig
     from gpufabric.plan.mocks import MockFacts, RecordingMocks
 
@@ -327,7 +327,7 @@ def test_summary_states_the_fabric_facts() -> None:
 
 
 def test_component_refuses_an_instance_type_of_another_cloud() -> None:
-    from gpufabric.clouds.azure import AzureCluster, AzureClusterArgs
+    from gpufabric.clouds.azure.cluster import AzureCluster, AzureClusterArgs
     from gpufabric.plan.mocks import MockFacts, RecordingMocks
 
     pulumi.runtime.set_mocks(RecordingMocks(MockFacts("eastus", "1")), preview=False)
@@ -337,7 +337,7 @@ def test_component_refuses_an_instance_type_of_another_cloud() -> None:
 
 
 def test_component_refuses_a_forbidden_split_even_without_the_cli() -> None:
-    from gpufabric.clouds.azure import AzureCluster, AzureClusterArgs
+    from gpufabric.clouds.azure.cluster import AzureCluster, AzureClusterArgs
     from gpufabric.plan.mocks import MockFacts, RecordingMocks
 
     pulumi.runtime.set_mocks(RecordingMocks(MockFacts("eastus", "1")), preview=False)

@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 
 from gpufabric.catalog import lookup
-from gpufabric.config import parse
-from gpufabric.config.gcp_placement import (
+from gpufabric.clouds.gcp.placement import (
     compact_placement,
     compact_policy_limit,
     policy_sizes,
     provisioning_model,
 )
-from gpufabric.config.validate_gcp import gpu_subnets
+from gpufabric.clouds.gcp.rules import gpu_subnets
+from gpufabric.config import parse
 from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
 

@@ -10,11 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
-from gpufabric.extras import EXTRAS, IMPORT_NAME, PULUMI_SDK, require
+from gpufabric.extras import extras, require
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+EXTRAS = extras()
+PULUMI_SDK = {spec.extra: spec.pulumi_sdk for spec in registry.specs()}
+# requirement name -> import name, where they differ beyond '-' -> '_'
+IMPORT_NAME: dict[str, str] = {
+    "google-cloud-compute": "google.cloud.compute_v1",
+    "azure-identity": "azure.identity",
+    "azure-mgmt-compute": "azure.mgmt.compute",
+    "azure-mgmt-network": "azure.mgmt.network",
+}
 
 
 def run_without(modules: list[str], *args: str) -> subprocess.CompletedProcess[str]:

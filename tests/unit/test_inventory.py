@@ -17,7 +17,8 @@ from tests.unit import cli_json
 from tests.unit.test_inventory_stacks import ANSIBLE_INVENTORY
 
 from gpufabric import discovery
-from gpufabric.discovery import azure, gcp
+from gpufabric.clouds.azure import discovery as azure
+from gpufabric.clouds.gcp import discovery as gcp
 from gpufabric.errors import UserError
 from gpufabric.inventory import build
 from gpufabric.stack_outputs import parse

@@ -132,7 +132,7 @@ def test_bad_outputs_are_one_line(change, message: str) -> None:
 def test_contract_inventory_and_discovery_never_import_pulumi() -> None:
     code = (
         "import sys, gpufabric.stack_outputs, gpufabric.inventory.build, "
-        "gpufabric.discovery.aws, gpufabric.discovery.gcp, gpufabric.discovery.azure, "
+        "gpufabric.clouds.aws.discovery, gpufabric.clouds.gcp.discovery, gpufabric.clouds.azure.discovery, "
         "gpufabric.policies.transit; "
         "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('pulumi')))"
     )

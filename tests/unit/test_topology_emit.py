@@ -11,13 +11,14 @@ import pytest
 import yaml
 from tests.conftest import FIXTURES, needs_captures
 
+from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
 from gpufabric.topology.emit.names import label_value, slurm_names
 from gpufabric.topology.hostlist import compress, expand
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import topology_order
-from gpufabric.topology.sources import aws, ib
+from gpufabric.topology.sources import ib
 from gpufabric.topology.synthetic import synthetic
 
 REPO = Path(__file__).resolve().parents[2]

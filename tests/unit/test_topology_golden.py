@@ -12,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
 from gpufabric.topology.model import Topology, level_names
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
-from gpufabric.topology.sources import aws
 from gpufabric.topology.synthetic import synthetic
 
 HERE = Path(__file__).resolve().parent

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from gpufabric.clouds.nebius import topology as nebius
+from gpufabric.clouds.oci import topology as oci
 from gpufabric.errors import UserError
 from gpufabric.topology.emit.other import node_labels
 from gpufabric.topology.emit.slurm import tree_conf
 from gpufabric.topology.load import load
-from gpufabric.topology.sources import nebius, oci
 
 DATA = Path(__file__).resolve().parents[1] / "fixtures_topology"
 ISLAND = "ocid1.computehpcisland.oc1.iad.anuwcljtisland0aaaa"

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from tests.conftest import capture
 
+from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
 from gpufabric.topology.score import min_leaves, ring_edges, score_order
-from gpufabric.topology.sources import aws, ib
+from gpufabric.topology.sources import ib
 from gpufabric.topology.synthetic import synthetic
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,11 +10,13 @@ import pytest
 from botocore.stub import Stubber
 from tests.conftest import FIXTURES, needs_captures
 
-from gpufabric.discovery import aws as discovery_aws
+from gpufabric.clouds.aws import discovery as discovery_aws
+from gpufabric.clouds.aws import topology as aws
+from gpufabric.clouds.gcp import topology as gcp
 from gpufabric.errors import UserError
 from gpufabric.topology.load import load
 from gpufabric.topology.model import Host, Topology, apply_names
-from gpufabric.topology.sources import aws, file, gcp, ib
+from gpufabric.topology.sources import file, ib
 
 REPO = Path(__file__).resolve().parents[2]
 AWS_EXAMPLE = FIXTURES / "aws-topology" / "describe_instance_topology_awscli_example_3level.json"

@@ -15,11 +15,13 @@ import pytest
 import yaml
 from tests.conftest import realclient
 
+from gpufabric.clouds.aws import topology as aws
+from gpufabric.clouds.gcp import topology as gcp
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
 from gpufabric.topology.hostlist import expand
 from gpufabric.topology.model import Host, Topology
-from gpufabric.topology.sources import aws, file, gcp
+from gpufabric.topology.sources import file
 
 GPUFABRIC = Path(sys.executable).parent / "gpufabric"
 
@@ -472,7 +474,7 @@ def test_aws_errors_name_the_operation_and_the_client_region() -> None:
 
 
 def test_a_client_without_a_region_and_a_ready_pager_are_both_taken() -> None:
-    from gpufabric.discovery.aws import Ec2
+    from gpufabric.clouds.aws.discovery import Ec2
 
     with pytest.raises(UserError, match=r"^aws describe_instances: "):
         aws.private_dns_names(_NoRegionDenied(), ["i-1"])

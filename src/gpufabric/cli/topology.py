@@ -14,7 +14,7 @@ from gpufabric import jsonout
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import other, slurm
 from gpufabric.topology.files import read_text
-from gpufabric.topology.load import SOURCES, load
+from gpufabric.topology.load import load
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
@@ -37,7 +37,13 @@ RENDER_FORMATS = (
 )
 ORDER_FORMATS = ("hostfile", "json")
 
-SourceOpt = Annotated[str, typer.Option("--source", help=f"One of: {', '.join(SOURCES)}")]
+SourceOpt = Annotated[
+    str,
+    typer.Option(
+        "--source",
+        help="A cloud with a topology source (recorded, or live where it can), ib or file",
+    ),
+]
 InputOpt = Annotated[
     Path | None,
     typer.Option(

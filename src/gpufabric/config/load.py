@@ -15,10 +15,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from gpufabric.catalog import catalog, lookup
+from gpufabric.clouds import registry
+from gpufabric.clouds.spec import CloudSpec
 from gpufabric.config.model import StackConfig
 from gpufabric.config.stackfile import load_stack_file
 from gpufabric.config.storage_goal import with_storage_goal
-from gpufabric.config.validate import REGION_KEY, check
+from gpufabric.config.validate import check, region_keys
 from gpufabric.errors import ConfigError, MissingConfigError, UserError
 
 NAMESPACE = "gpufabric"
@@ -110,29 +112,34 @@ def _parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
 
 
 def _region(raw: Mapping[str, Any]) -> str:
-    for key in REGION_KEY.values():
+    keys = region_keys()
+    for key in keys.values():
         if raw.get(key):
             return str(raw[key])
-    if _is_nebius(raw):  # Nebius: the zone is the region
+    cloud = _cloud(raw)
+    if cloud is not None and cloud.region_key is None:  # the zone is the region
         zone = raw.get(f"{NAMESPACE}:zone")
         if not zone:
             raise ConfigError(
-                f"{NAMESPACE}:zone", zone, "required on Nebius: the region, e.g. eu-north1"
+                f"{NAMESPACE}:zone", zone, f"required on {cloud.display_name}: {cloud.region_hint}"
             )
         return str(zone)
     if f"{NAMESPACE}:instanceType" in raw:  # a misspelt type says so first (did you mean)
         lookup(str(raw[f"{NAMESPACE}:instanceType"]))
+    zoned = [s.display_name for s in registry.specs() if s.region_key is None]
     raise ConfigError(
-        "aws:region",
+        next(iter(keys.values())),
         None,
-        f"set the provider region ({', '.join(REGION_KEY.values())}; "
-        f"on Nebius {NAMESPACE}:zone names the region)",
+        f"set the provider region ({', '.join(keys.values())}"
+        + "".join(f"; on {name} {NAMESPACE}:zone names the region" for name in zoned)
+        + ")",
     )
 
 
-def _is_nebius(raw: Mapping[str, Any]) -> bool:
+def _cloud(raw: Mapping[str, Any]) -> CloudSpec | None:
+    """The cloud of the instance type the raw config names, where the catalog knows it."""
     entry = catalog().get(str(raw.get(f"{NAMESPACE}:instanceType", "")))
-    return entry is not None and entry.cloud == "nebius"
+    return registry.get(entry.cloud) if entry is not None else None
 
 
 def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:

@@ -13,17 +13,17 @@ from typing import Annotated, Literal
 from pydantic import Field, PrivateAttr, StrictInt, field_validator, model_validator
 
 from gpufabric.catalog import InstanceType
-from gpufabric.config.aws import AwsSettings, FsxLustreConfig
-from gpufabric.config.azure import AzureManagedLustreConfig, AzureSettings
-from gpufabric.config.base import Cidr, ConfigModel, KmsKey
-from gpufabric.config.gcp import (
+from gpufabric.clouds.aws.settings import AwsSettings, FsxLustreConfig
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig, AzureSettings
+from gpufabric.clouds.gcp.settings import (
     FilestoreConfig,
     GcpSettings,
     ManagedLustreConfig,
     ParallelstoreConfig,
 )
-from gpufabric.config.nebius import NebiusFilesystemConfig, NebiusSettings
-from gpufabric.config.oci import OciLustreConfig, OciSettings
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig, NebiusSettings
+from gpufabric.clouds.oci.settings import OciLustreConfig, OciSettings
+from gpufabric.config.base import Cidr, ConfigModel, KmsKey
 from gpufabric.stack_outputs import EncryptionMode
 
 NodeGroupMode = Literal["group", "instances"]

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufabric.catalog import InstanceType
-from gpufabric.config.aws import FsxLustreConfig
-from gpufabric.config.azure import AzureManagedLustreConfig
+from gpufabric.clouds.aws.settings import FsxLustreConfig
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
+from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
+from gpufabric.clouds.oci.settings import OciLustreConfig
 from gpufabric.config.base import CheckpointGoal
-from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.config.model import StackConfig
-from gpufabric.config.nebius import NebiusFilesystemConfig
-from gpufabric.config.oci import OciLustreConfig
 from gpufabric.errors import ConfigError
 from gpufabric.storage.network import NodePath, node_path
 from gpufabric.storage.sizing import (

@@ -1,42 +1,24 @@
 """Cross-field rules that need the instance catalog or several keys at once.
 
-Common rules live here; each cloud's own rules live in validate_<cloud>.py and are picked by
-the instance type's cloud. Each rule raises ConfigError naming the key, value and what is allowed.
+Common rules live here; each cloud's own rules live in its package (gpufabric.clouds.<cloud>.rules)
+and are picked by the instance type's cloud. Each rule raises ConfigError naming the key, value and what is allowed.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
 
 from gpufabric.catalog import InstanceType, lookup
-from gpufabric.config.flowlogs import check_flow_logs
+from gpufabric.clouds import registry
 from gpufabric.config.model import StackConfig
-from gpufabric.config.validate_aws import check_aws
-from gpufabric.config.validate_azure import check_azure
-from gpufabric.config.validate_gcp import check_gcp
-from gpufabric.config.validate_nebius import check_nebius
-from gpufabric.config.validate_oci import check_oci
 from gpufabric.errors import ConfigError
 from gpufabric.stack_outputs import encryption_problem
 
-CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure", "oci": "OCI", "nebius": "Nebius"}
-# The provider key that names the stack's region. Nebius has none (a project lives in one
-# region): there gpufabric:zone names the region (config/nebius.py).
-REGION_KEY = {
-    "aws": "aws:region",
-    "gcp": "gcp:region",
-    "azure": "azure-native:location",
-    "oci": "oci:region",
-}
 
-CLOUD_RULES: dict[str, Callable[[StackConfig, InstanceType], None]] = {
-    "aws": check_aws,
-    "azure": check_azure,
-    "gcp": check_gcp,
-    "oci": check_oci,
-    "nebius": check_nebius,
-}
+def region_keys() -> dict[str, str]:
+    """cloud -> the provider key that names the stack's region (clouds whose project lives in
+    one region have none: there gpufabric:zone names the region)."""
+    return {spec.name: spec.region_key for spec in registry.specs() if spec.region_key}
 
 
 def check(cfg: StackConfig) -> InstanceType:
@@ -46,23 +28,27 @@ def check(cfg: StackConfig) -> InstanceType:
     cfg._instance = itype
     _check_other_clouds(cfg, itype)
     _check_encryption(cfg, itype)
-    if cfg.capacity.resource_group_arn is not None and itype.cloud != "aws":
+    if (
+        cfg.capacity.resource_group_arn is not None
+        and not registry.get(itype.cloud).capacity_groups
+    ):
+        takers = [s.display_name for s in registry.specs() if s.capacity_groups]
         raise ConfigError(
             "gpufabric:capacity.resourceGroupArn",
             cfg.capacity.resource_group_arn,
-            f"capacity reservation resource groups are AWS-only; {itype.name} is {itype.cloud}",
+            f"capacity reservation resource groups are {'/'.join(takers)}-only; "
+            f"{itype.name} is {itype.cloud}",
         )
     _check_network(cfg)
-    check_flow_logs(cfg, itype.cloud)
-    CLOUD_RULES[itype.cloud](cfg, itype)
+    registry.module(itype.cloud, "rules").check(cfg, itype)
     return itype
 
 
 def _check_other_clouds(cfg: StackConfig, itype: InstanceType) -> None:
     """A section for another cloud (gpufabric:gcp on an AWS stack) is a mistake, not a no-op."""
-    for cloud in sorted(CLOUD_RULES):
+    for cloud in sorted(registry.names()):
         if cloud != itype.cloud and cloud in cfg.model_fields_set:
-            name = CLOUD_NAMES[itype.cloud]
+            name = registry.get(itype.cloud).display_name
             article = "an" if name[:1] in "AEIOU" else "a"
             raise ConfigError(
                 f"gpufabric:{cloud}",

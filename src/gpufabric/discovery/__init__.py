@@ -1,18 +1,15 @@
 """Find a stack's nodes in its cloud, from the node groups its outputs name.
 
-Two ways in, one matcher per cloud:
-- live, through the cloud's own SDK, with one client per cloud that topology discovery shares
-  (`aws.Ec2`, `gcp.Compute`, `azure.Azure`);
-- offline, from the JSON the cloud's own CLI prints (`discovery_file:` of the inventory):
-  `aws ec2 describe-instances --output json` (plus, optionally,
-  `aws ec2 describe-instance-topology --output json` for the leaves),
-  `gcloud compute instances list --format=json`, `az vmss nic list -g RG --vmss-name NAME -o json`.
-The live clients turn the SDK's answers into those same shapes, so the matching rules
-(gpufabric.discovery.<cloud>.match) are the same both ways.
+Two ways in, one matcher per cloud (the cloud's package, gpufabric.clouds.<cloud>.discovery):
+- live, through the cloud's own SDK, with one client per cloud that topology discovery shares;
+- offline, from the JSON the cloud's own CLI prints (`discovery_file:` of the inventory; each
+  cloud's spec names the command, `discovery_input`).
+The live clients turn the SDK's answers into those same shapes, so the matching rules are the
+same both ways.
 
-A node is matched to the stack by the cloud's own linkage (the ASG tag, the managed instance
-group's created-by metadata, the NIC's scale-set VM id, or the instance ids/names the outputs
-list). A node that is not running or has no private address is named in a warning and left out.
+A node is matched to the stack by the cloud's own linkage (a group tag, the group's member
+list, the NIC's scale-set VM id, or the instance ids/names the outputs list). A node that is
+not running or has no private address is named in a warning and left out.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
 from gpufabric.stack_outputs import StackOutputs
 
@@ -52,43 +50,23 @@ class Found:
             self.nodes.append(node)
 
 
-# What each cloud's CLI prints, recognised by shape (so a wrong file is named as such).
-CLI_OUTPUT = {
-    "aws": "`aws ec2 describe-instances --output json`",
-    "gcp": "`gcloud compute instances list --format=json`",
-    "azure": "`az vmss nic list -g RG --vmss-name NAME -o json`",
-    "oci": "`oci compute-management instance-pool list-instances`, `oci compute "
-    "vnic-attachment list` and `oci network vnic get` (JSON)",
-    "nebius": "`nebius compute instance list --format json`",
-}
-
-
 def shape(data: Any) -> str:
-    """Which CLI printed `data`: aws | aws-topology | gcp | azure | oci | nebius | empty |
-    unknown."""
-    if isinstance(data, dict):
-        if isinstance(data.get("Reservations"), list):
-            return "aws"
-        if isinstance(data.get("Instances"), list):
-            return "aws-topology"
-        if "data" in data:  # the OCI CLI puts every response body under "data"
-            return "oci" if isinstance(data["data"], dict | list) else "unknown"
-        items = data.get("items")
-        if isinstance(items, list) and (
-            not items or (isinstance(items[0], dict) and "metadata" in items[0])
-        ):
-            return "nebius"
-        return "unknown"
-    if not isinstance(data, list):
-        return "unknown"
-    if not data:
+    """Which CLI printed `data`: a cloud's name (or '<cloud>-<kind>' for a cloud's second
+    kind of file, such as its topology), 'empty' or 'unknown'. Each cloud recognises its own."""
+    if isinstance(data, list) and not data:
         return "empty"
-    first = data[0]
-    if isinstance(first, dict) and "networkInterfaces" in first and "name" in first:
-        return "gcp"
-    if isinstance(first, dict) and "ipConfigurations" in first:
-        return "azure"
+    for cloud in registry.names():
+        kind = registry.module(cloud, "discovery").recognise(data)
+        if kind:
+            return kind
     return "unknown"
+
+
+def _printed_by(kind: str) -> str:
+    cloud = kind.partition("-")[0]
+    if kind in ("empty", "unknown") or cloud not in registry.names():
+        return "no cloud CLI's output I know"
+    return registry.get(cloud).discovery_input
 
 
 def read_json(path: Path) -> Any:
@@ -115,12 +93,10 @@ def from_files(outputs: StackOutputs, paths: Sequence[Path]) -> Found:
     for path in paths:
         data = read_json(path)
         kind = shape(data)
-        allowed = {cloud, "empty"} | ({"aws-topology"} if cloud == "aws" else set())
-        if kind not in allowed and cloud in CLI_OUTPUT:
-            what = CLI_OUTPUT.get(kind.removesuffix("-topology"), "no cloud CLI's output I know")
+        if kind != "empty" and kind.partition("-")[0] != cloud:
             raise UserError(
-                f"discovery file {path}: looks like {what}, but the outputs are of a "
-                f"{cloud} stack; give {CLI_OUTPUT[cloud]}"
+                f"discovery file {path}: looks like {_printed_by(kind)}, but the outputs are "
+                f"of a {cloud} stack; give {registry.get(cloud).discovery_input}"
             )
         docs.append((path, kind, data))
     found = _module(cloud).from_docs(outputs, docs)
@@ -146,27 +122,9 @@ def _require_nodes(outputs: StackOutputs, found: Found, where: str) -> Found:
 
 
 def _module(cloud: str) -> Any:
-    if cloud == "aws":
-        from gpufabric.discovery import aws
-
-        return aws
-    if cloud == "gcp":
-        from gpufabric.discovery import gcp
-
-        return gcp
-    if cloud == "azure":
-        from gpufabric.discovery import azure
-
-        return azure
-    if cloud == "oci":
-        from gpufabric.discovery import oci
-
-        return oci
-    if cloud == "nebius":
-        from gpufabric.discovery import nebius
-
-        return nebius
-    raise UserError(
-        f"node discovery for {cloud} stacks is not implemented yet; write a static "
-        "inventory with the gpufabric_* group variables (docs/ansible.md)"
-    )
+    if not registry.has_module(cloud, "discovery"):
+        raise UserError(
+            f"node discovery for {cloud} stacks is not implemented yet; write a static "
+            "inventory with the gpufabric_* group variables (docs/ansible.md)"
+        )
+    return registry.module(cloud, "discovery")

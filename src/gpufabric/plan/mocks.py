@@ -6,13 +6,14 @@ so inputs built from them are never silently None.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
+
+from gpufabric.clouds import registry
 
 
 @dataclass(frozen=True)
@@ -56,54 +57,16 @@ class RecordingMocks(pulumi.runtime.Mocks):
         return self._answer(args)
 
     def _answer(self, args: pulumi.runtime.MockCallArgs) -> dict:
-        token = args.token
-        if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
-            names = [f"{self.facts.region}{s}" for s in "abcd"]
-            return {"names": names, "zoneIds": [f"use1-az{i}" for i in range(1, 5)]}
-        if token == "aws:index/getCallerIdentity:getCallerIdentity":
-            return {"accountId": self.facts.account, "arn": "arn:aws:iam::123456789012:user/plan"}
-        if token == "aws:index/getRegion:getRegion":
-            return {"name": self.facts.region, "region": self.facts.region}
-        if token == "aws:index/getPartition:getPartition":
-            return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
-        if token == "oci:Core/getServices:getServices":
-            label = f"all-{self.facts.region}-services-in-oracle-services-network"
-            return {
-                "services": [
-                    {
-                        "id": f"ocid1.service.oc1..{label}",
-                        "cidrBlock": label,
-                        "name": f"All {self.facts.region} Services In Oracle Services Network",
-                        "description": "every Oracle service of the region",
-                    }
-                ]
-            }
-        return {}
+        """A provider function's answer, from the cloud whose token it is."""
+        mocks = registry.mocks_for_type(args.token)
+        return mocks.answer(args.token, self.facts) if mocks is not None else {}
 
     def _computed(self, typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         """Attributes the cloud would fill in, for the types whose outputs the program reads."""
-        arn = f"arn:aws:{typ.split(':')[1].split('/')[0]}:{self.facts.region}:{self.facts.account}:{name}"
-        out: dict[str, Any] = {"arn": arn, "name": inputs.get("name", name)}
-        if typ.startswith("aws:"):
-            out["tagsAll"] = inputs.get("tags", {})
-        if typ == "aws:fsx/lustreFileSystem:LustreFileSystem":
-            out["dnsName"] = f"{placeholder_id(name)}.fsx.{self.facts.region}.amazonaws.com"
-            out["mountName"] = "abcdef01"
-        if typ == "aws:ec2/launchTemplate:LaunchTemplate":
-            out["latestVersion"] = 1
-        if typ == "aws:ec2/capacityReservation:CapacityReservation":
-            out.setdefault("availabilityZone", self.facts.zone)
-        if typ == "aws:ec2/subnet:Subnet":
-            out["availabilityZone"] = inputs.get("availabilityZone", self.facts.zone)
-        if typ == "aws:ec2/instance:Instance":
-            out["privateIp"] = "10.0.0.10"
-            out["privateDns"] = f"ip-10-0-0-10.{self.facts.region}.compute.internal"
-        if typ.startswith("azure-native:"):
-            out.update(azure_computed(typ, name, inputs))
-        if typ.startswith("gcp:"):
-            out.update(gcp_computed(typ, name, inputs, self.records))
-        if typ.startswith("oci:"):
-            out.update(oci_computed(typ, name, inputs))
+        out: dict[str, Any] = {"name": inputs.get("name", name)}
+        mocks = registry.mocks_for_type(typ)
+        if mocks is not None:
+            out.update(mocks.computed(typ, name, inputs, self.records, self.facts))
         return out
 
 
@@ -130,96 +93,3 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
         if "::pulumi:pulumi:Stack::" in request.urn:
             self.stack_outputs = rpc.deserialize_properties(request.outputs)
         return super().RegisterResourceOutputs(request)
-
-
-# ---------------------------------------------------------------- Azure (azure-native)
-# The Azure name each type reads back as `name`, from its own name input.
-AZURE_NAME_INPUT = {
-    "azure-native:resources:ResourceGroup": "resourceGroupName",
-    "azure-native:network:VirtualNetwork": "virtualNetworkName",
-    "azure-native:network:Subnet": "subnetName",
-    "azure-native:network:NetworkSecurityGroup": "networkSecurityGroupName",
-    "azure-native:network:NatGateway": "natGatewayName",
-    "azure-native:network:PublicIPAddress": "publicIpAddressName",
-    "azure-native:compute:ProximityPlacementGroup": "proximityPlacementGroupName",
-    "azure-native:compute:VirtualMachineScaleSet": "vmScaleSetName",
-    "azure-native:managedidentity:UserAssignedIdentity": "resourceName",
-    "azure-native:storagecache:AmlFilesystem": "amlFilesystemName",
-}
-
-
-def azure_computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    """What Azure fills in: names, identity ids, Managed Lustre client info; and the output
-    shapes that differ from the input shapes (user-assigned identities: list in, map out)."""
-    out: dict[str, Any] = {"name": inputs.get(AZURE_NAME_INPUT.get(typ, "name"), name)}
-    identity = inputs.get("identity")
-    if isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"), list):
-        out["identity"] = {
-            **identity,
-            "userAssignedIdentities": {i: {} for i in identity["userAssignedIdentities"]},
-        }
-    if typ == "azure-native:managedidentity:UserAssignedIdentity":
-        out["principalId"] = f"<{name}.principalId>"
-        out["clientId"] = f"<{name}.clientId>"
-    if typ == "azure-native:storagecache:AmlFilesystem":
-        out["clientInfo"] = {
-            "mgsAddress": f"<{name}.mgsAddress>",
-            "mountCommand": f"<{name}.mountCommand>",
-            "lustreVersion": f"<{name}.lustreVersion>",
-        }
-    return out
-
-
-# ---------------------------------------------------------------- GCP (pulumi-gcp)
-def gcp_computed(typ: str, name: str, inputs: dict[str, Any], records: list[Recorded]) -> dict:
-    """What GCP fills in for the types whose outputs the GCP component reads."""
-    project = inputs.get("project", "my-project")
-    out: dict[str, Any] = {
-        "selfLink": f"https://www.googleapis.com/compute/v1/projects/{project}/{name}",
-        "project": project,
-    }
-    if typ == "gcp:compute/instance:Instance":
-        node = int("".join(ch for ch in name[-4:] if ch.isdigit()) or 0)
-        out["networkInterfaces"] = [
-            {**nic, "networkIp": f"10.{index}.0.{node % 250 + 2}", "name": f"nic{index}"}
-            for index, nic in enumerate(inputs.get("networkInterfaces", []))
-        ]
-    if typ == "gcp:compute/instanceGroupManager:InstanceGroupManager":
-        zone = inputs.get("zone")
-        out["instanceGroup"] = f"projects/{project}/zones/{zone}/instanceGroups/{name}"
-    storage_ips = _psa_addresses(records)
-    if typ == "gcp:lustre/instance:Instance":
-        out["mountPoint"] = f"{storage_ips[0]}@tcp:/{inputs.get('filesystem')}"
-    if typ == "gcp:parallelstore/instance:Instance":
-        out["accessPoints"] = storage_ips[:3]
-    if typ == "gcp:filestore/instance:Instance":
-        out["networks"] = [
-            {**network, "ipAddresses": storage_ips[:1]} for network in inputs.get("networks", [])
-        ]
-    return out
-
-
-def _psa_addresses(records: list[Recorded]) -> list[str]:
-    """Addresses inside the recorded private-service-access range (where GCP puts storage)."""
-    for record in records:
-        if record.type == "gcp:compute/globalAddress:GlobalAddress":
-            net = ipaddress.IPv4Network(
-                f"{record.inputs.get('address')}/{int(record.inputs.get('prefixLength', 24))}"
-            )
-            return [str(net.network_address + offset) for offset in (2, 3, 4)]
-    return ["10.0.0.2", "10.0.0.3", "10.0.0.4"]
-
-
-# ---------------------------------------------------------------- OCI (pulumi-oci)
-def oci_computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    """What OCI fills in: the cluster network's instance pool id, Lustre's MGS address."""
-    out: dict[str, Any] = {}
-    if typ == "oci:Core/clusterNetwork:ClusterNetwork":
-        out["instancePools"] = [
-            {**pool, "id": f"<{name}.pool{index}.id>"}
-            for index, pool in enumerate(inputs.get("instancePools", []))
-        ]
-    if typ == "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem":
-        out["managementServiceAddress"] = f"<{name}.mgsAddress>"
-        out["lnet"] = "tcp"
-    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gpufabric.config.gcp_placement import DENSE_RESERVATION_TYPES
+from gpufabric.clouds.gcp.placement import DENSE_RESERVATION_TYPES
 from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig
 from gpufabric.policies.nodes import (
     AWS_GROUP,

@@ -7,20 +7,24 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
-from gpufabric.extras import require
 from gpufabric.topology.files import read_data, read_names, read_text
 from gpufabric.topology.model import Topology, apply_names
-from gpufabric.topology.sources import aws, file, gcp, ib, nebius, oci
+from gpufabric.topology.sources import file, ib
 
-SOURCES = ("aws", "gcp", "oci", "nebius", "ib", "file")
-RECORDED = {
-    "gcp": "`gcloud compute instances list --format=json` or physical_host values",
-    "oci": "OCI compute host list (ListComputeCapacityTopologyComputeBareMetalHosts / "
-    "ListComputeHosts) or rdmaTopologyData per node",
-    "nebius": "`nebius compute instance list --format json`, a GPU cluster, or IMDS instance-data",
-    "file": "JSON/YAML topology",
-}
+FABRIC_SOURCES = ("ib", "file")
+"""Sources that belong to no cloud: the InfiniBand fabric itself and a plain file."""
+
+
+def sources() -> tuple[str, ...]:
+    """Every source: each cloud that has a topology module, then the fabric's own."""
+    return (*(n for n in registry.names() if registry.has_module(n, "topology")), *FABRIC_SOURCES)
+
+
+def _needs_input(source: str) -> UserError:
+    what = "JSON/YAML topology" if source == "file" else registry.get(source).topology_input
+    return UserError(f"--source {source} needs --input FILE (a recorded {what})")
 
 
 def load(
@@ -31,49 +35,29 @@ def load(
     instance_ids: Sequence[str] | None = None,
     name_by: str = "instance-id",
 ) -> Topology:
-    """Read a recorded response/output (or discover live for aws and ib)."""
-    if source not in SOURCES:
-        raise UserError(f"--source {source!r}: choose one of {', '.join(SOURCES)}")
+    """Read a recorded response/output (or discover live where the source can)."""
+    known = sources()
+    if source not in known:
+        raise UserError(f"--source {source!r}: choose one of {', '.join(known)}")
     if name_by not in ("instance-id", "private-dns"):
         raise UserError(f"--name-by {name_by!r}: choose instance-id or private-dns")
     names = read_names(names_path) if names_path else None
     origin = str(input_path) if input_path else source
-    if source == "aws":
+    if source not in FABRIC_SOURCES:
+        cloud = registry.module(source, "topology")
         if input_path is not None:
-            return aws.parse(read_data(input_path), names, origin)
-        return _aws_live(region, instance_ids, names, name_by)
-    if source in ("oci", "nebius"):  # ids too long or not node names: names apply in parse
-        if input_path is None:
-            raise UserError(f"--source {source} needs --input FILE (a recorded {RECORDED[source]})")
-        parser = oci.parse if source == "oci" else nebius.parse
-        return parser(read_data(input_path), names, origin)
+            return cloud.load(read_data(input_path), names, origin)
+        if not hasattr(cloud, "live"):
+            raise _needs_input(source)
+        return cloud.live(region, instance_ids, names, name_by)
     if source == "ib":
         text = read_text(input_path) if input_path else _run_ibnetdiscover()
         topology = ib.parse(text, origin)
     elif input_path is None:
-        raise UserError(f"--source {source} needs --input FILE (a recorded {RECORDED[source]})")
-    elif source == "gcp":
-        topology = gcp.parse(read_data(input_path), origin)
+        raise _needs_input(source)
     else:
         topology = file.parse(read_data(input_path), origin)
     return apply_names(topology, names) if names else topology
-
-
-def _aws_live(
-    region: str | None,
-    instance_ids: Sequence[str] | None,
-    names: dict[str, str] | None,
-    name_by: str,
-) -> Topology:
-    require("boto3", "live AWS topology discovery (--source aws without --input)")
-    import boto3  # only for live discovery: recorded input needs no AWS SDK session
-    from botocore.exceptions import BotoCoreError
-
-    try:
-        client = boto3.client("ec2", region_name=region)
-    except BotoCoreError as exc:
-        raise UserError(f"aws: cannot create an EC2 client: {exc}") from None
-    return aws.discover(client, instance_ids, None, names, name_by)
 
 
 def _run_ibnetdiscover() -> str:

@@ -1,5 +1,17 @@
 """AWS: EFA clusters (p4d, p4de, p5, p5e, p5en, p6-b200) with FSx for Lustre."""
 
-from gpufabric.clouds.aws.cluster import AwsCluster, AwsClusterArgs
+from gpufabric.clouds.spec import CloudSpec
 
-__all__ = ["AwsCluster", "AwsClusterArgs"]
+CLOUD = CloudSpec(
+    name="aws",
+    display_name="AWS",
+    extra="aws",
+    extra_modules=("pulumi_aws", "boto3"),
+    pulumi_sdk="pulumi_aws",
+    type_prefix="aws",
+    region_key="aws:region",
+    discovery_input="`aws ec2 describe-instances --output json`",
+    topology_source="aws",
+    capacity_groups=True,
+    topology_input="`aws ec2 describe-instance-topology` output (JSON)",
+)

@@ -114,3 +114,8 @@ def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> pulumi.Outp
 
     pulumi.Output.all(existing.availability_zone, existing.instance_type).apply(verify)
     return existing.placement_group_arn
+
+
+def build(cfg: StackConfig) -> ClusterOutputs:
+    """The cluster component for a stack of this cloud; its outputs are the stack's."""
+    return AwsCluster(cfg.name, AwsClusterArgs(config=cfg, instance=cfg.instance)).outputs

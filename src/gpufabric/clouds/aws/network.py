@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from gpufabric.clouds.aws.settings import FsxLustreConfig
 from gpufabric.config import StackConfig
-from gpufabric.config.aws import FsxLustreConfig
 
 ENDPOINT_SERVICES = ("ssm", "ssmmessages", "ec2messages")
 LUSTRE_PORTS = ((988, 988), (1018, 1023))  # FSx for Lustre client ports (docs/sources.md B.2)

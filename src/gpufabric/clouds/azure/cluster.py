@@ -12,10 +12,10 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.azure.network import build_network, subnet_cidrs
 from gpufabric.clouds.azure.nodes import build_nodes
 from gpufabric.clouds.azure.partitions import scale_set_sizes
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
 from gpufabric.clouds.azure.storage import build_managed_lustre
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
-from gpufabric.config.azure import AzureManagedLustreConfig
 
 CLUSTER_TAG = "gpufabric:cluster"
 
@@ -115,3 +115,8 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
         raise ValueError(
             f"AzureClusterArgs.config: storage type {cfg.storage.type} is not an Azure one"
         )
+
+
+def build(cfg: StackConfig) -> ClusterOutputs:
+    """The cluster component for a stack of this cloud; its outputs are the stack's."""
+    return AzureCluster(cfg.name, AzureClusterArgs(config=cfg, instance=cfg.instance)).outputs

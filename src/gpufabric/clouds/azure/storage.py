@@ -8,8 +8,8 @@ from typing import Any
 import pulumi
 from pulumi_azure_native import storagecache
 
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
 from gpufabric.config import StackConfig
-from gpufabric.config.azure import AzureManagedLustreConfig
 
 _FSNAME_RE = re.compile(r"@tcp:/([^\s/]+)")
 

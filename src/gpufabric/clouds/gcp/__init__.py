@@ -1,5 +1,16 @@
 """GCP: A3 High / A3 Mega (GPUDirect-TCPX/O over gVNIC VPCs) and A3 Ultra / A4 (RoCE) clusters."""
 
-from gpufabric.clouds.gcp.cluster import GcpCluster, GcpClusterArgs
+from gpufabric.clouds.spec import CloudSpec
 
-__all__ = ["GcpCluster", "GcpClusterArgs"]
+CLOUD = CloudSpec(
+    name="gcp",
+    display_name="GCP",
+    extra="gcp",
+    extra_modules=("pulumi_gcp", "google.cloud.compute_v1"),
+    pulumi_sdk="pulumi_gcp",
+    type_prefix="gcp",
+    region_key="gcp:region",
+    discovery_input="`gcloud compute instances list --format=json`",
+    topology_source="gcp",
+    topology_input="`gcloud compute instances list --format=json` or physical_host values",
+)

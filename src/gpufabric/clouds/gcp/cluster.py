@@ -101,3 +101,8 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
             f"gpufabric:gcp.project: {cfg.gcp.project!r} is not valid; it must match "
             f"gcp:project {provider_project!r} (the provider's project)"
         )
+
+
+def build(cfg: StackConfig) -> ClusterOutputs:
+    """The cluster component for a stack of this cloud; its outputs are the stack's."""
+    return GcpCluster(cfg.name, GcpClusterArgs(config=cfg, instance=cfg.instance)).outputs

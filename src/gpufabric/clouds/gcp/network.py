@@ -17,10 +17,10 @@ import pulumi_gcp.servicenetworking as servicenetworking
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.roce import RoceGuard, roce_firewall
+from gpufabric.clouds.gcp.rules import gpu_subnets
+from gpufabric.clouds.gcp.settings import ManagedLustreConfig
 from gpufabric.config import StackConfig
-from gpufabric.config.gcp import ManagedLustreConfig
 from gpufabric.config.model import NoStorage
-from gpufabric.config.validate_gcp import gpu_subnets
 
 PSA_SERVICE = "servicenetworking.googleapis.com"
 INTERNAL_PROTOCOLS = ("tcp", "udp", "icmp")

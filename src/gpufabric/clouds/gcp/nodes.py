@@ -10,7 +10,7 @@ Node group (docs/gcp.md, "Node group"):
   placement-policy-and-workload-policy; [P] compute/docs/instance-groups/about-workload-policies).
 - `instances`: one compute instance per node, attached to a compact placement policy
   (collocation COLLOCATED, optional maxDistance). One policy holds a limited number of VMs
-  (config/gcp_placement.py): larger clusters get several policies, in node order. On a plain (not dense)
+  (clouds/gcp/placement.py): larger clusters get several policies, in node order. On a plain (not dense)
   reservation no policy is created: the reservation's own placement applies.
 """
 
@@ -24,8 +24,8 @@ import pulumi_gcp.compute as compute
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
+from gpufabric.clouds.gcp.placement import compact_placement, provisioning_model
 from gpufabric.config import StackConfig
-from gpufabric.config.gcp_placement import compact_placement, provisioning_model
 from gpufabric.stack_outputs import NodeGroup
 
 NicType = Literal["GVNIC", "MRDMA"]

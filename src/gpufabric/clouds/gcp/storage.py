@@ -12,8 +12,8 @@ from typing import Any
 import pulumi
 
 from gpufabric.clouds.gcp.network import GcpNetwork
+from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.config import StackConfig
-from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 
 StorageOutput = pulumi.Output[dict[str, Any] | None]
 NFS_OPTIONS = "hard,timeo=600,retrans=3,rsize=1048576,wsize=1048576,resvport"

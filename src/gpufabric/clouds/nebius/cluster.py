@@ -10,9 +10,9 @@ import pulumi_nebius as nebius
 from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.nebius.nodes import build_nodes
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
-from gpufabric.config.nebius import NebiusFilesystemConfig
 
 CLUSTER_LABEL = "gpufabric-cluster"
 
@@ -160,3 +160,8 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> tuple[str, str]:
             f"NebiusClusterArgs.config: storage type {cfg.storage.type} is not a Nebius one"
         )
     return settings.project_id, settings.infiniband_fabric
+
+
+def build(cfg: StackConfig) -> ClusterOutputs:
+    """The cluster component for a stack of this cloud; its outputs are the stack's."""
+    return NebiusCluster(cfg.name, NebiusClusterArgs(config=cfg, instance=cfg.instance)).outputs

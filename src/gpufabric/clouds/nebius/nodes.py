@@ -11,8 +11,8 @@ import pulumi
 import pulumi_nebius as nebius
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.config import StackConfig
-from gpufabric.config.nebius import NebiusFilesystemConfig
 from gpufabric.stack_outputs import NodeGroup
 
 NODE_ROLE_LABEL = ("gpufabric-role", "gpu-node")

@@ -1,5 +1,16 @@
 """OCI: an RDMA cluster network of bare-metal GPU nodes, its VCN and File Storage with Lustre."""
 
-from gpufabric.clouds.oci.cluster import OciCluster, OciClusterArgs
+from gpufabric.clouds.spec import CloudSpec
 
-__all__ = ["OciCluster", "OciClusterArgs"]
+CLOUD = CloudSpec(
+    name="oci",
+    display_name="OCI",
+    extra="oci",
+    extra_modules=("pulumi_oci",),
+    pulumi_sdk="pulumi_oci",
+    type_prefix="oci",
+    region_key="oci:region",
+    discovery_input="`oci compute-management instance-pool list-instances`, `oci compute vnic-attachment list` and `oci network vnic get` (JSON)",
+    topology_source="oci",
+    topology_input="OCI compute host list (ListComputeCapacityTopologyComputeBareMetalHosts / ListComputeHosts) or rdmaTopologyData per node",
+)

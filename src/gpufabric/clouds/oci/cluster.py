@@ -10,10 +10,10 @@ from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.network import build_network
 from gpufabric.clouds.oci.nodes import RDMA_PLUGINS, build_nodes
+from gpufabric.clouds.oci.settings import OciLustreConfig
 from gpufabric.clouds.oci.storage import build_lustre
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
-from gpufabric.config.oci import OciLustreConfig
 
 CLUSTER_TAG = "gpufabric-cluster"
 
@@ -104,3 +104,8 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> str:
             f"OciClusterArgs.config: storage type {cfg.storage.type} is not an OCI one"
         )
     return cfg.oci.compartment_id
+
+
+def build(cfg: StackConfig) -> ClusterOutputs:
+    """The cluster component for a stack of this cloud; its outputs are the stack's."""
+    return OciCluster(cfg.name, OciClusterArgs(config=cfg, instance=cfg.instance)).outputs

@@ -7,8 +7,8 @@ from typing import Any
 import pulumi
 import pulumi_oci as oci
 
+from gpufabric.clouds.oci.settings import OciLustreConfig
 from gpufabric.config import StackConfig
-from gpufabric.config.oci import OciLustreConfig
 
 
 def build_lustre(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.config.model import NoStorage, StackConfig
-from gpufabric.config.nebius import NebiusFilesystemConfig
 from gpufabric.errors import ConfigError
 
 # InfiniBand fabric -> region, where a Nebius-published file names both.
@@ -30,7 +30,19 @@ _MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")
 _RESERVATION_RE = re.compile(r"^[a-z][a-z0-9-]{2,62}$")
 
 
-def check_nebius(cfg: StackConfig, itype: InstanceType) -> None:
+def check_flow_logs(cfg: StackConfig) -> None:
+    """gpufabric does not set up flow logs on Nebius."""
+    flow = cfg.network.flow_logs
+    if flow is not None:
+        raise ConfigError(
+            "gpufabric:network.flowLogs",
+            {"destination": flow.destination},
+            "not available on nebius in gpufabric; remove it",
+        )
+
+
+def check(cfg: StackConfig, itype: InstanceType) -> None:
+    check_flow_logs(cfg)
     assert itype.nebius is not None
     settings = cfg.nebius
     for key, value, what in (

@@ -133,3 +133,8 @@ def _from_cluster(entries: list[Any], names: Mapping[str, str] | None, origin: s
             continue
         hosts.append(Host(name=names[iid] if names else iid, path=path, instance_id=iid))
     return Topology(tuple(hosts), source=origin, skipped=tuple(skipped))
+
+
+def load(data: Any, names: Mapping[str, str] | None, origin: str) -> Topology:
+    """The topology of recorded input (ids too long or not node names: names apply in parse)."""
+    return parse(data, names, origin)

@@ -118,6 +118,13 @@ def _address(
     return ""
 
 
+def recognise(data: Any) -> str | None:
+    """'oci' for the OCI CLI's JSON (every response body under "data")."""
+    if isinstance(data, dict) and isinstance(data.get("data"), dict | list):
+        return "oci"
+    return None
+
+
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:
     return match(outputs, [(f"discovery file {p}", doc) for p, _kind, doc in docs])
 

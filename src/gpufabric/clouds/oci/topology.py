@@ -139,3 +139,8 @@ def _parse_imds(data: Any, origin: str) -> Topology:
             )
         )
     return Topology(tuple(hosts), source=origin, skipped=tuple(skipped))
+
+
+def load(data: Any, names: Mapping[str, str] | None, origin: str) -> Topology:
+    """The topology of recorded input (ids too long or not node names: names apply in parse)."""
+    return parse(data, names, origin)

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpufabric.discovery.aws import Ec2, instances
+from gpufabric.clouds.aws.discovery import Ec2, instances
 from gpufabric.errors import UserError
+from gpufabric.extras import require
 from gpufabric.topology.model import Host, Topology
 
 
@@ -111,7 +112,7 @@ def discover(
     names: Mapping[str, str] | None = None,
     name_by: str = "instance-id",
 ) -> Topology:
-    """Live discovery through the project's one EC2 client (gpufabric.discovery.aws.Ec2; a
+    """Live discovery through the project's one EC2 client (gpufabric.clouds.aws.discovery.Ec2; a
     boto3 client is wrapped in it). Needs ec2:DescribeInstanceTopology and, for
     `name_by="private-dns"`, ec2:DescribeInstances."""
     ec2 = client if isinstance(client, Ec2) else Ec2(_region(client), client)
@@ -119,3 +120,26 @@ def discover(
     if names is None and name_by == "private-dns":
         names = private_dns_names(ec2, [i["InstanceId"] for i in _instances(pages, "aws")])
     return parse(pages, names, origin="aws")
+
+
+def load(data: Any, names: Mapping[str, str] | None, origin: str) -> Topology:
+    """The topology of a recorded DescribeInstanceTopology answer."""
+    return parse(data, names, origin)
+
+
+def live(
+    region: str | None,
+    instance_ids: Sequence[str] | None,
+    names: Mapping[str, str] | None,
+    name_by: str,
+) -> Topology:
+    """Ask DescribeInstanceTopology (credentials from boto3's usual sources)."""
+    require("boto3", "live AWS topology discovery (--source aws without --input)")
+    import boto3  # only for live discovery: recorded input needs no AWS SDK session
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        client = boto3.client("ec2", region_name=region)
+    except BotoCoreError as exc:
+        raise UserError(f"aws: cannot create an EC2 client: {exc}") from None
+    return discover(client, instance_ids, None, dict(names) if names else None, name_by)

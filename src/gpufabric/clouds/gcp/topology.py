@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpufabric.errors import UserError
-from gpufabric.topology.model import Host, Topology
+from gpufabric.topology.model import Host, Topology, apply_names
 
 
 def path_from_physical_host(value: str, origin: str, who: str) -> tuple[str, ...]:
@@ -106,3 +106,9 @@ def parse(data: Any, origin: str = "gcp") -> Topology:
             )
         )
     return Topology(tuple(hosts), source=origin, unplaced=tuple(unplaced))
+
+
+def load(data: Any, names: Mapping[str, str] | None, origin: str) -> Topology:
+    """The topology of recorded input, host names mapped through `names`."""
+    topology = parse(data, origin)
+    return apply_names(topology, dict(names)) if names else topology

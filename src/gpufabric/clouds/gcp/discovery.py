@@ -17,11 +17,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.gcp.topology import path_from_topology
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
 from gpufabric.extras import require
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
-from gpufabric.topology.sources.gcp import path_from_topology
 
 
 class Compute:
@@ -166,6 +166,14 @@ def _outside(nics: Sequence[Any], networks: set[str]) -> str:
     first = nics[0] if nics and isinstance(nics[0], dict) else {}
     path = _network_path(first.get("network", ""))
     return "" if path in networks else f"on network {path or '(none)'}, not one of the stack's"
+
+
+def recognise(data: Any) -> str | None:
+    """'gcp' for `gcloud compute instances list --format=json` (a list of instances)."""
+    first = data[0] if isinstance(data, list) and data else None
+    if isinstance(first, dict) and "networkInterfaces" in first and "name" in first:
+        return "gcp"
+    return None
 
 
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:

@@ -9,7 +9,7 @@ import math
 import re
 
 from gpufabric.catalog import InstanceType
-from gpufabric.config.azure import AzureManagedLustreConfig
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
@@ -30,7 +30,28 @@ def scale_set_count(nodes: int, max_per_set: int) -> int:
     return math.ceil(nodes / max_per_set)
 
 
-def check_azure(cfg: StackConfig, itype: InstanceType) -> None:
+FLOW_LOGS_KEY = "gpufabric:network.flowLogs.destination"
+_STORAGE_ID = re.compile(
+    r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[\w.()-]{1,90}"
+    r"/providers/Microsoft\.Storage/storageAccounts/[a-z0-9]{3,24}$"
+)
+
+
+def check_flow_logs(cfg: StackConfig) -> None:
+    """VNet flow logs go through the region's Network Watcher to a storage account:
+    `destination` is the storage account's resource id."""
+    flow = cfg.network.flow_logs
+    if flow is not None and (flow.destination is None or not _STORAGE_ID.match(flow.destination)):
+        raise ConfigError(
+            FLOW_LOGS_KEY,
+            flow.destination,
+            "on Azure the storage account's resource id, /subscriptions/<id>/resourceGroups/<rg>"
+            "/providers/Microsoft.Storage/storageAccounts/<name>",
+        )
+
+
+def check(cfg: StackConfig, itype: InstanceType) -> None:
+    check_flow_logs(cfg)
     _check_location_zone(cfg)
     _check_network(cfg)
     _check_nodes(cfg)

@@ -11,8 +11,8 @@ import math
 import re
 
 from gpufabric.catalog import InstanceType
-from gpufabric.config.gcp import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
-from gpufabric.config.gcp_placement import dense_reservation
+from gpufabric.clouds.gcp.placement import dense_reservation
+from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
@@ -44,7 +44,22 @@ _FS_NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
 _SHARE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
 
 
-def check_gcp(cfg: StackConfig, itype: InstanceType) -> None:
+FLOW_LOGS_KEY = "gpufabric:network.flowLogs.destination"
+
+
+def check_flow_logs(cfg: StackConfig) -> None:
+    """Subnet flow logs go to Cloud Logging: `destination` stays unset."""
+    flow = cfg.network.flow_logs
+    if flow is not None and flow.destination is not None:
+        raise ConfigError(
+            FLOW_LOGS_KEY,
+            flow.destination,
+            "leave it unset on GCP: subnet flow logs go to Cloud Logging",
+        )
+
+
+def check(cfg: StackConfig, itype: InstanceType) -> None:
+    check_flow_logs(cfg)
     assert itype.gcp is not None
     if cfg.gcp.project is None:
         raise ConfigError(

@@ -193,6 +193,15 @@ def _outside(inst: Mapping[str, Any], vpc: str | None, subnets: set[str]) -> str
     return ""
 
 
+def recognise(data: Any) -> str | None:
+    """'aws' for `aws ec2 describe-instances`, 'aws-topology' for describe-instance-topology."""
+    if isinstance(data, dict) and isinstance(data.get("Reservations"), list):
+        return "aws"
+    if isinstance(data, dict) and isinstance(data.get("Instances"), list):
+        return "aws-topology"
+    return None
+
+
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:
     topology = leaves([doc for _, kind, doc in docs if kind == "aws-topology"])
     listings = [(f"discovery file {p}", doc) for p, kind, doc in docs if kind == "aws"]

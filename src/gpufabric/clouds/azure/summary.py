@@ -21,7 +21,7 @@ PUBLIC_IP = "azure-native:network:PublicIPAddress"
 AMLFS = "azure-native:storagecache:AmlFilesystem"
 
 
-def summarise_azure(plan: Plan) -> Facts:
+def summarise(plan: Plan) -> Facts:
     cfg = plan.config
     facts: Facts = []
     sets = sorted(plan.of_type(VMSS), key=_partition)  # ib2 before ib10

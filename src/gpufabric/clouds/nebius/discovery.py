@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.nebius.topology import eth0_address, field, ib_path
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
 from gpufabric.stack_outputs import StackOutputs
-from gpufabric.topology.sources.nebius import eth0_address, field, ib_path
 
 CLI = "`nebius compute instance list --parent-id PROJECT --format json`"
 
@@ -73,6 +73,16 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
                 )
             )
     return found
+
+
+def recognise(data: Any) -> str | None:
+    """'nebius' for `nebius compute instance list --format json` (items with metadata)."""
+    items = data.get("items") if isinstance(data, dict) else None
+    if isinstance(items, list) and (
+        not items or (isinstance(items[0], dict) and "metadata" in items[0])
+    ):
+        return "nebius"
+    return None
 
 
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:

@@ -27,7 +27,7 @@ STORAGE = {
 }
 
 
-def summarise_gcp(plan: Plan) -> Facts:
+def summarise(plan: Plan) -> Facts:
     cfg = plan.config
     networks = {n.id: n for n in plan.of_type(NETWORK)}
     subnets = {s.id: s for s in plan.of_type(SUBNET)}

@@ -162,6 +162,14 @@ def match(
     return found
 
 
+def recognise(data: Any) -> str | None:
+    """'azure' for `az vmss nic list` (a list of NICs with their IP configurations)."""
+    first = data[0] if isinstance(data, list) and data else None
+    if isinstance(first, dict) and "ipConfigurations" in first:
+        return "azure"
+    return None
+
+
 def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> Found:
     return match(outputs, [(f"discovery file {p}", doc) for p, _kind, doc in docs])
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.oci.settings import OciLustreConfig, ocid_type
 from gpufabric.config.model import NoStorage, StackConfig
-from gpufabric.config.oci import OciLustreConfig, ocid_type
 from gpufabric.errors import ConfigError
 
 # [P] docs.oracle.com/iaas/Content/lustre/file-system-capacity.htm (docs/sources.md O.4):
@@ -28,7 +28,19 @@ _AD_RE = re.compile(r"^[A-Za-z0-9]{4}:(?P<where>[A-Z0-9-]+)-AD-[1-3]$")
 _REGION_RE = re.compile(r"^[a-z]+-[a-z]+-\d+$")
 
 
-def check_oci(cfg: StackConfig, itype: InstanceType) -> None:
+def check_flow_logs(cfg: StackConfig) -> None:
+    """gpufabric does not set up flow logs on OCI."""
+    flow = cfg.network.flow_logs
+    if flow is not None:
+        raise ConfigError(
+            "gpufabric:network.flowLogs",
+            {"destination": flow.destination},
+            "not available on oci in gpufabric; remove it",
+        )
+
+
+def check(cfg: StackConfig, itype: InstanceType) -> None:
+    check_flow_logs(cfg)
     assert itype.oci is not None
     settings = cfg.oci
     for key, value, what in (

@@ -6,7 +6,7 @@ import re
 from functools import cache
 
 from gpufabric.catalog import InstanceType
-from gpufabric.config.aws import FsxLustreConfig
+from gpufabric.clouds.aws.settings import FsxLustreConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError, MissingConfigError
 from gpufabric.extras import require
@@ -37,7 +37,23 @@ def aws_regions() -> frozenset[str]:
     return frozenset(region for part in data["partitions"] for region in part["regions"])
 
 
-def check_aws(cfg: StackConfig, itype: InstanceType) -> None:
+FLOW_LOGS_KEY = "gpufabric:network.flowLogs.destination"
+_S3_ARN = re.compile(r"^arn:aws[a-z-]*:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[\w./-]*)?$")
+
+
+def check_flow_logs(cfg: StackConfig) -> None:
+    """VPC flow logs go to an S3 bucket: `destination` is the bucket's ARN (optional prefix)."""
+    flow = cfg.network.flow_logs
+    if flow is not None and (flow.destination is None or not _S3_ARN.match(flow.destination)):
+        raise ConfigError(
+            FLOW_LOGS_KEY,
+            flow.destination,
+            "on AWS the S3 bucket's ARN, e.g. arn:aws:s3:::my-flow-logs",
+        )
+
+
+def check(cfg: StackConfig, itype: InstanceType) -> None:
+    check_flow_logs(cfg)
     _check_region(cfg)
     _check_zone(cfg)
     _check_user_data(cfg)

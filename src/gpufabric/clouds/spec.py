@@ -1,0 +1,48 @@
+"""What a cloud package declares about itself: the light facts every part of the core may read.
+
+A cloud is one package, src/gpufabric/clouds/<name>/ (or any importable package named in
+GPUFABRIC_CLOUDS, see gpufabric.clouds.registry), whose `__init__` holds `CLOUD = CloudSpec(...)`
+and imports nothing heavy. Beside it, modules with fixed names hold the rest, imported only
+when that part is used (the registry's `module(name, part)`):
+
+    settings.py   the `gpufabric:<name>` section (SETTINGS) and its storage models (STORAGE)
+    rules.py      check(cfg, itype): the cloud's own cross-field rules, each naming its key
+    cluster.py    build(cfg) -> ClusterOutputs: the Pulumi component (imports the cloud's SDK)
+    summary.py    summarise(plan): fabric facts read back from the plan's recorded resources
+    mocks.py      computed(...) / answer(...): what the cloud fills in under the plan's mocks
+    discovery.py  recognise(data), from_docs(outputs, docs), live(outputs, client): its nodes
+    topology.py   parse(data, names, origin): where its nodes sit in the network (optional)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CloudSpec:
+    name: str
+    """The catalog's `cloud:` value and the stack outputs' `cluster.cloud`."""
+    display_name: str
+    """How users write it ("AWS", "Oracle Cloud (OCI)" is too long: "OCI")."""
+    extra: str
+    """The pip extra that installs its SDKs: pip install 'gpufabric[<extra>]'."""
+    extra_modules: tuple[str, ...]
+    """The importable modules that extra provides."""
+    pulumi_sdk: str
+    """The Pulumi provider SDK its component is built on (an import name)."""
+    type_prefix: str
+    """Pulumi type tokens of its resources start with '<type_prefix>:'."""
+    region_key: str | None
+    """The provider config key that names the stack's region; None where gpufabric:zone does."""
+    discovery_input: str
+    """What a saved discovery file is: the cloud CLI's command that prints it."""
+    topology_source: str
+    """Where the topology role asks for its nodes' network position (a topology source name)."""
+    region_hint: str = ""
+    """Where region_key is None: what gpufabric:zone holds, e.g. "the region, e.g. eu-north1"."""
+    capacity_groups: bool = False
+    """Whether gpufabric:capacity.resourceGroupArn (several reservations behind one group) applies."""
+    topology_input: str = ""
+    """What `gpufabric topology --source <name> --input FILE` reads; '' where the cloud has no
+    topology source of its own (topology.py)."""
