@@ -23,6 +23,8 @@ EXIT_CODES: dict[str, str] = {
     "health run": f"0 every host is healthy; 1 a host is bad; {USAGE}",
     "storage gate": f"0 every check passed; 1 a check failed; {USAGE}",
     "storage report": f"0 written, the gate passed; 1 written, the gate failed; {USAGE}",
+    "capacity check": f"0 every node landed on the planned capacity; 1 a node landed outside; "
+    f"{USAGE}",
 }
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from gpufabric import __version__
-from gpufabric.cli import conventions, health, lab, nccl, plan, storage, topology
+from gpufabric.cli import capacity, conventions, health, lab, nccl, plan, storage, topology
 from gpufabric.errors import UserError
 
 app = typer.Typer(
@@ -49,6 +49,7 @@ app.add_typer(topology.app, name="topology")
 app.add_typer(nccl.app, name="nccl")
 app.add_typer(health.app, name="health")
 app.add_typer(storage.app, name="storage")
+app.add_typer(capacity.app, name="capacity")
 
 
 def main() -> None:

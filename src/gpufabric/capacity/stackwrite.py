@@ -1,0 +1,68 @@
+"""Write chosen settings into a stack file (`gpufabric capacity plan --write`).
+
+Keys are `namespace:section.sub` as in `-c` lines; a None value removes the key. The file is
+read through the strict stack-file reader first, rewritten whole (YAML comments are not kept)
+and replaced in one rename, so a failure leaves the old file as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpufabric.config.stackfile import load_stack_file
+from gpufabric.errors import UserError
+
+PROJECT = "gpufabric"
+
+
+def _existing_key(config: dict[str, Any], full: str) -> str:
+    """The spelling the file uses for `full` (with or without the project's namespace)."""
+    namespace, _, bare = full.partition(":")
+    if namespace == PROJECT and bare in config and full not in config:
+        return bare
+    return full
+
+
+def apply(config: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    for key, value in settings.items():
+        top, *path = key.split(".")
+        top = _existing_key(config, top)
+        if not path:
+            if value is None:
+                config.pop(top, None)
+            else:
+                config[top] = value
+            continue
+        node = config.setdefault(top, {})
+        for part in path[:-1]:
+            if not isinstance(node, dict):
+                raise UserError(f"{key}: {top} in the stack file is not a mapping")
+            node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise UserError(f"{key}: {top} in the stack file is not a mapping")
+        if value is None:
+            node.pop(path[-1], None)
+        else:
+            node[path[-1]] = value
+    return config
+
+
+def write_settings(path: Path, settings: dict[str, Any]) -> None:
+    load_stack_file(path, PROJECT)  # refuses a broken file before anything is written
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["config"] = apply(doc["config"], settings)
+    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

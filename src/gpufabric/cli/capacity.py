@@ -1,0 +1,165 @@
+"""`gpufabric capacity`: choose reserved capacity by network position before launch, check after.
+
+Each cloud's reader (`gpufabric.clouds.<cloud>.capacity`) reads live with the cloud's SDK or from
+saved CLI JSON, and turns a choice into stack config; the choice itself is cloud-agnostic
+(`gpufabric.capacity.choose`). Imports stay inside the commands: the SDKs take seconds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shlex
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any
+
+import typer
+
+from gpufabric.errors import UserError
+
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Choose reservations / blocks by network position before launch; check after.",
+)
+
+# the cloud (the stack's instance type's) -> the module that reads its capacity
+# (moves onto the clouds' registry when it lands)
+READERS = {
+    "aws": "gpufabric.clouds.aws.capacity",
+    "gcp": "gpufabric.clouds.gcp.capacity",
+    "oci": "gpufabric.clouds.oci.capacity",
+}
+
+StackOpt = Annotated[
+    str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.<stack>.yaml)")
+]
+FromOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--from",
+        help="Saved CLI JSON (repeat: e.g. the reservations and their topology); "
+        "without it, read live with the cloud's SDK",
+    ),
+]
+
+
+def _reader(cloud: str) -> ModuleType:
+    if cloud not in READERS:
+        raise UserError(
+            f"capacity by network position is read on {', '.join(sorted(READERS))}; "
+            f"this stack is on {cloud}"
+        )
+    return importlib.import_module(READERS[cloud])
+
+
+def _stack(stack: str) -> tuple[Any, Path, dict[str, Any]]:
+    from gpufabric.config.load import parse
+    from gpufabric.plan.stackfile import project_root, read_stack
+
+    root = project_root()
+    raw = read_stack(root, stack)
+    return parse(raw, stack), root / "stacks" / f"Pulumi.{stack}.yaml", raw
+
+
+def _documents(paths: list[Path]) -> list[tuple[str, Any]]:
+    from gpufabric.inputs.formats import load_json
+
+    return [(str(p), load_json(p, what="saved capacity output")) for p in paths]
+
+
+def _read(cfg: Any, paths: list[Path] | None) -> Any:
+    reader = _reader(cfg.instance.cloud)
+    docs = _documents(paths) if paths else reader.read_live(cfg)
+    source = ", ".join(str(p) for p in paths) if paths else "live"
+    return reader.capacity_for(cfg, docs, source)
+
+
+def config_lines(settings: dict[str, Any]) -> list[str]:
+    """`-c KEY=VALUE` lines (JSON values where not a plain string; null clears a key)."""
+    out = []
+    for key, value in settings.items():
+        text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        out.append(f"-c {shlex.quote(f'{key}={text}')}")
+    return out
+
+
+@app.command("plan")
+def plan(
+    stack: StackOpt,
+    from_files: FromOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the choice as JSON")] = False,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help="Write the chosen config into the stack file (comments in the file are not kept)",
+        ),
+    ] = False,
+    max_leaves: Annotated[
+        int | None,
+        typer.Option("--max-leaves", min=1, help="Refuse a choice spread over more leaves"),
+    ] = None,
+) -> None:
+    """Choose the reservations / blocks that hold the stack's nodes on the fewest leaves."""
+    from gpufabric.capacity.choose import choose
+
+    cfg, path, raw = _stack(stack)
+    capacity = _read(cfg, from_files)
+    choice = choose(capacity, cfg.nodes, max_leaves)
+    settings = _reader(cfg.instance.cloud).settings(choice, cfg, raw)
+    if write:
+        from gpufabric.capacity.stackwrite import write_settings
+
+        write_settings(path, settings)
+    if as_json:
+        typer.echo(json.dumps({**choice.to_dict(), "config": settings}, indent=2))
+        return
+    kind = capacity.unit_kind
+    typer.echo(
+        f"{cfg.nodes} nodes on {len(choice.units)} {kind}(s) across {choice.leaves} "
+        f"{capacity.leaf_kind}(s); bound {choice.bound} ({choice.ratio:.2f} x the bound); "
+        f"{choice.slack} free host(s) left in them"
+    )
+    for unit, count in zip(choice.units, choice.counts, strict=True):
+        typer.echo(f"  {unit.id}: {count} of {unit.free} free  ({capacity.leaf_kind} {unit.leaf})")
+    for unit in choice.left_out:
+        typer.echo(f"  left out {unit.id}: {unit.note or 'unhealthy'}")
+    if write:
+        typer.echo(f"written to {path}")
+    else:
+        typer.echo("stack config:")
+        for line in config_lines(settings):
+            typer.echo(f"  {line}")
+
+
+@app.command("check")
+def check(
+    stack: StackOpt,
+    landed: Annotated[
+        Path,
+        typer.Option(
+            "--landed",
+            help="Where the nodes landed: the topology source's recorded input for this cloud "
+            "(as `gpufabric topology discover --source CLOUD --input` reads it)",
+        ),
+    ],
+    from_files: FromOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON")] = False,
+) -> None:
+    """After `up`: which nodes landed outside the reservations / blocks the stack names."""
+    from gpufabric.capacity.check import landed_outside
+    from gpufabric.topology.load import load
+
+    cfg, _path, _raw = _stack(stack)
+    capacity = _read(cfg, from_files)
+    planned = _reader(cfg.instance.cloud).planned_ids(cfg)
+    topology = load(cfg.instance.cloud, landed, region=cfg.region)
+    result = landed_outside(capacity, planned, topology)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        for line in result.lines():
+            typer.echo(line)
+    if result.outside:
+        raise typer.Exit(1)
