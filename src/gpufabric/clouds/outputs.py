@@ -58,3 +58,13 @@ def check_instance(args_name: str, cloud: str, config_type: str, itype: Instance
         raise ValueError(
             f"{args_name}.instance: {itype.name} does not match config instanceType {config_type}"
         )
+
+
+def user_data_input(text: str, sent: str | None = None) -> pulumi.Input[str]:
+    """The nodes' user data as the cloud takes it (`sent`, e.g. base64 of `text`; default
+    `text`), held as a Pulumi secret when `text` holds a secret config value: encrypted in the
+    state, "[secret]" in `pulumi preview --diff`, whatever the provider's schema says."""
+    from gpufabric.config.load import secret_config_value_texts
+
+    value = text if sent is None else sent
+    return pulumi.Output.secret(value) if holds(text, secret_config_value_texts()) else value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import runpy
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,18 +59,20 @@ def run_plan(
     stack: str,
     overrides: list[str] | None = None,
     make_mocks: Callable[[MockFacts], RecordingMocks] = RecordingMocks,
+    secret_keys: Collection[str] = (),
 ) -> Plan:
     """Validate the stack's config, then run the program under mocks and record it.
 
     `make_mocks` lets tests stand in a fake cloud that answers differently (e.g. a
-    capacity reservation in another zone)."""
+    capacity reservation in another zone); `secret_keys` are the config keys the program sees
+    as Pulumi secrets (as after `pulumi config set --secret`)."""
     raw = apply_overrides(read_stack(root, stack), overrides or [])
     cfg = stack_config.parse(raw, stack)  # bad config stops here, before any resource
     program = root / "infra" / "__main__.py"
     if not program.is_file():
         raise UserError(f"{root}: no Pulumi program at infra/__main__.py; run from the project")
     mocks = make_mocks(MockFacts(region=cfg.region, zone=cfg.zone))
-    monitor = _run_program(program, stack, raw, mocks)
+    monitor = _run_program(program, stack, raw, mocks, sorted(secret_keys))
     resources = sorted(
         (
             PlannedResource(
@@ -84,7 +86,9 @@ def run_plan(
     return Plan(stack, cfg, resources, _tidy(monitor.stack_outputs))
 
 
-def _run_program(program: Path, stack: str, raw: dict[str, Any], mocks: RecordingMocks):
+def _run_program(
+    program: Path, stack: str, raw: dict[str, Any], mocks: RecordingMocks, secret_keys: list[str]
+):
     import pulumi
     from pulumi.runtime import settings
     from pulumi.runtime.config import set_all_config
@@ -98,7 +102,8 @@ def _run_program(program: Path, stack: str, raw: dict[str, Any], mocks: Recordin
     runtime_settings: Any = settings.SETTINGS
     runtime_settings.rpc_manager.clear()
     runtime_settings.outputs.clear()
-    set_all_config({key: _encode(value) for key, value in raw.items()})
+    # always a list: None would keep the secret keys of the previous run in this process
+    set_all_config({key: _encode(value) for key, value in raw.items()}, secret_keys)
     try:
         _sync_await(run_in_stack(lambda: _run_main(program)))
     except pulumi.RunError as exc:

@@ -25,6 +25,7 @@ import pulumi_aws as aws
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.efa import nic_layout
 from gpufabric.clouds.aws.network import AwsNetwork
+from gpufabric.clouds.outputs import user_data_input
 from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
@@ -197,10 +198,10 @@ def _reservation(
     )
 
 
-def _user_data(cfg: StackConfig) -> str | None:
+def _user_data(cfg: StackConfig) -> pulumi.Input[str] | None:
     if cfg.user_data is None:
         return None
-    return base64.b64encode(cfg.user_data.encode()).decode()
+    return user_data_input(cfg.user_data, base64.b64encode(cfg.user_data.encode()).decode())
 
 
 def _autoscaling_group(

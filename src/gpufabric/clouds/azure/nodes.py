@@ -13,6 +13,7 @@ from pulumi_azure_native import compute, managedidentity
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.azure.network import AzureNetwork
 from gpufabric.clouds.azure.partitions import Partition, partitions
+from gpufabric.clouds.outputs import user_data_input
 from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
@@ -137,7 +138,9 @@ def _vm_profile(
                 ),
             ),
             custom_data=(
-                base64.b64encode(cfg.user_data.encode()).decode() if cfg.user_data else None
+                user_data_input(cfg.user_data, base64.b64encode(cfg.user_data.encode()).decode())
+                if cfg.user_data
+                else None
             ),
         ),
         network_profile=compute.VirtualMachineScaleSetNetworkProfileArgs(

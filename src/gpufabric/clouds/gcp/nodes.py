@@ -25,6 +25,7 @@ import pulumi_gcp.compute as compute
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
 from gpufabric.clouds.gcp.placement import compact_placement, provisioning_model
+from gpufabric.clouds.outputs import user_data_input
 from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
@@ -79,9 +80,9 @@ def build_nodes(
 
 def _common(cfg: StackConfig, net: GcpNetwork, node_labels: dict[str, str]) -> dict[str, Any]:
     """Arguments an instance and an instance template share, by keyword."""
-    metadata = {"enable-oslogin": "TRUE"}
-    if cfg.user_data is not None:
-        metadata["user-data"] = cfg.user_data  # cloud-init on the Ubuntu accelerator images
+    metadata: dict[str, pulumi.Input[str]] = {"enable-oslogin": "TRUE"}
+    if cfg.user_data is not None:  # cloud-init on the Ubuntu accelerator images
+        metadata["user-data"] = user_data_input(cfg.user_data)
     return {
         "project": cfg.gcp.project,
         "machine_type": cfg.instance_type,

@@ -14,6 +14,7 @@ import pulumi_oci as oci
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.network import OciNetwork
+from gpufabric.clouds.outputs import user_data_input
 from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
@@ -129,9 +130,10 @@ def _launch_details(
     settings = cfg.oci
     if settings.ssh_public_key is None or settings.image_id is None:  # validate_oci requires them
         raise ValueError("OciClusterArgs.config: oci.ssh_public_key and oci.image_id are required")
-    metadata = {"ssh_authorized_keys": settings.ssh_public_key}
+    metadata: dict[str, pulumi.Input[str]] = {"ssh_authorized_keys": settings.ssh_public_key}
     if cfg.user_data:
-        metadata["user_data"] = base64.b64encode(cfg.user_data.encode()).decode()
+        encoded = base64.b64encode(cfg.user_data.encode()).decode()
+        metadata["user_data"] = user_data_input(cfg.user_data, encoded)
     return oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsArgs(
         shape=itype.name,
         availability_domain=cfg.zone,
