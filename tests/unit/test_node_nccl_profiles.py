@@ -49,7 +49,9 @@ def test_efa_leaves_plugin_managed_settings_to_aws_ofi_nccl():
     assert conf["NCCL_NET_PLUGIN"] == "ofi"
     env = {e["name"]: e["value"] for e in out["env"]}
     assert env["LD_LIBRARY_PATH"].startswith("/opt/amazon/ofi-nccl/lib:")
-    assert env["LD_LIBRARY_PATH"].endswith("${LD_LIBRARY_PATH:-}")
+    assert env["LD_LIBRARY_PATH"].endswith(
+        "/opt/amazon/efa/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -96,7 +98,7 @@ def test_tcpx_profile_is_a3_high_gpudirect_tcpx():
         == lookup("a3-highgpu-8g").fabric_nics
     )
     assert {e["name"]: e["value"] for e in out["env"]}["LD_LIBRARY_PATH"].startswith(
-        "/var/lib/tcpx/lib64:"
+        "/var/lib/tcpx/lib64${LD_LIBRARY_PATH:+:"
     )
 
 

@@ -294,7 +294,9 @@ def render(
             omitted.append(f"{s.name} (only for {', '.join(failed)})")
             continue
         if s.prepend is not None:
-            value = ":".join(s.prepend) + ":${" + s.name + ":-}"
+            # ${X:+:$X}: no empty entry when X is unset or empty (ld.so reads an empty
+            # LD_LIBRARY_PATH entry as the current directory)
+            value = ":".join(s.prepend) + "${" + s.name + ":+:$" + s.name + "}"
         elif s.value_from is not None:
             value = COMPUTED[s.value_from](facts, opts)
             if not value:
