@@ -141,7 +141,7 @@ class CapacityClient:
     """The three EC2 calls, paged; errors (credentials, denied, network) are one line."""
 
     def __init__(self, region: str, client: Any = None) -> None:
-        from gpufabric.discovery.aws import Ec2
+        from gpufabric.clouds.aws.discovery import Ec2
 
         self.ec2 = Ec2(region, client)
 
