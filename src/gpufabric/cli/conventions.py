@@ -21,6 +21,7 @@ EXIT_CODES: dict[str, str] = {
     "nccl tune run": f"0 written; 1 written, the tuner file breaks the plugin's rules; {USAGE}; "
     "130 interrupted (finished trials are kept: the same command resumes)",
     "health run": f"0 every host is healthy; 1 a host is bad; {USAGE}",
+    "certify compare": f"0 compared; {USAGE}",
     "storage gate": f"0 every check passed; 1 a check failed; {USAGE}",
     "storage report": f"0 written, the gate passed; 1 written, the gate failed; {USAGE}",
     "capacity check": f"0 every node landed on the planned capacity; 1 a node landed outside; "

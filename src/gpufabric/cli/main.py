@@ -13,7 +13,17 @@ from typing import Annotated
 import typer
 
 from gpufabric import __version__
-from gpufabric.cli import capacity, conventions, health, lab, nccl, plan, storage, topology
+from gpufabric.cli import (
+    capacity,
+    certify,
+    conventions,
+    health,
+    lab,
+    nccl,
+    plan,
+    storage,
+    topology,
+)
 from gpufabric.errors import UserError
 
 app = typer.Typer(
@@ -50,6 +60,7 @@ app.add_typer(nccl.app, name="nccl")
 app.add_typer(health.app, name="health")
 app.add_typer(storage.app, name="storage")
 app.add_typer(capacity.app, name="capacity")
+app.add_typer(certify.app, name="certify")
 
 
 def main() -> None:

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Run on each node by `gpufabric certify` (standard library only, reads; dcgmi diag is the only
+program it runs, and only where installed). Prints one JSON object:
+
+gpus            GPUs the NVIDIA driver lists (/proc/driver/nvidia/gpus)
+nccl_conf       /etc/nccl.conf text ("" when absent), nccl_env the environment file's
+roce_v2         True when an RDMA port lists a RoCE v2 GID type
+rdma            RDMA devices in /sys/class/infiniband
+paths           {path: exists} for the paths given as arguments (plugin libraries, topology files)
+tools           {nvbandwidth, dcgmi, nvidia-smi: path or ""}
+dcgm            {"rc", "tail"} of `dcgmi diag -r 1` where dcgmi exists
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ENV_FILE = "/etc/profile.d/gpufabric-nccl.sh"
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def roce_v2():
+    for path in glob.glob("/sys/class/infiniband/*/ports/*/gid_attrs/types/*"):
+        if "roce v2" in read(path).lower():
+            return True
+    return False
+
+
+def main(argv):
+    tools = {t: shutil.which(t) or "" for t in ("nvbandwidth", "dcgmi", "nvidia-smi")}
+    out = {
+        "gpus": len(glob.glob("/proc/driver/nvidia/gpus/*")),
+        "nccl_conf": read("/etc/nccl.conf"),
+        "nccl_env": read(ENV_FILE),
+        "roce_v2": roce_v2(),
+        "rdma": sorted(os.listdir("/sys/class/infiniband"))
+        if os.path.isdir("/sys/class/infiniband")
+        else [],
+        "paths": {p: os.path.exists(p) for p in argv if p.startswith("/")},
+        "tools": tools,
+        "dcgm": None,
+    }
+    if tools["dcgmi"] and "--no-dcgm" not in argv:
+        proc = subprocess.run(
+            [tools["dcgmi"], "diag", "-r", "1"], capture_output=True, text=True, check=False
+        )
+        out["dcgm"] = {"rc": proc.returncode, "tail": (proc.stdout + proc.stderr)[-2000:]}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

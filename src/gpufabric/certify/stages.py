@@ -1,0 +1,198 @@
+"""The stages, in order. Each takes the hosts still in the run and returns one row per host (or
+per cluster-wide test); a host that fails a stage leaves the run (later stages cannot pass it).
+
+Row: {"stage", "name", "host" ("" for a cluster test), "status": passed|failed|skipped,
+      "measurement", "reason", "todo", "extra"?}.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from gpufabric.certify import clustermax
+from gpufabric.certify.hosts import Runner
+from gpufabric.certify.limits import advice
+from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
+from gpufabric.node.nccl_profiles import book, select
+
+STAGES = (
+    (1, "sanity"),
+    (2, "configuration"),
+    (3, "node"),
+    (4, "fabric"),
+    (5, "collectives"),
+    (6, "storage"),
+    (7, "soak"),
+)
+COLLECTOR = Path(__file__).with_name("collect_node.py")
+ENV_FILE = "/etc/profile.d/gpufabric-nccl.sh"
+
+
+def row(
+    stage: int,
+    host: str,
+    status: str,
+    measurement: str,
+    reason: str = "",
+    name: str = "",
+    **extra: Any,
+) -> dict[str, Any]:
+    title = dict(STAGES)[stage]
+    return {
+        "stage": stage,
+        "stage_name": title,
+        "name": name or f"{stage} {title}: {host}",
+        "host": host,
+        "status": status,
+        "measurement": measurement,
+        "reason": reason,
+        "todo": advice(reason) if status == "failed" else "",
+        "extra": extra,
+    }
+
+
+def skipped(stage: int, hosts: list[str], why: str) -> list[dict[str, Any]]:
+    """One cluster-wide row: the stage did not run (one line why)."""
+    title = dict(STAGES)[stage]
+    return [row(stage, "", "skipped", why, name=f"{stage} {title}: {len(hosts)} host(s)")]
+
+
+def profile_paths(fabric: str, cloud: str) -> list[str]:
+    """Absolute paths the fabric's NCCL profile relies on (net plugin library directory)."""
+    prof = book().profiles[select(fabric, cloud)]
+    lib = prof.net_plugin.library.split(" ", 1)[0]
+    return [lib] if lib.startswith("/") else []
+
+
+def collect(runner: Runner, hosts: list[str], paths: list[str], dcgm: bool) -> dict[str, Any]:
+    """Run the node collector on every host: host -> its JSON (absent when it did not answer)."""
+    res = runner.script(hosts, COLLECTOR, paths + ([] if dcgm else ["--no-dcgm"]))
+    out: dict[str, Any] = {}
+    for h, r in res.items():
+        if r.get("unreachable") or r.get("failed") or r.get("rc", 0) != 0:
+            continue
+        try:
+            doc = parse_json(str(r.get("stdout", "")), where=f"{h}: the node collector")
+        except UserError:
+            continue  # a node whose report is not what the collector prints: not answered
+        if isinstance(doc, dict) and isinstance(doc.get("gpus"), int):
+            out[h] = doc
+    return out
+
+
+def sanity(hosts: list[str], data: dict[str, Any], want_gpus: int | None) -> list[dict[str, Any]]:
+    """Stage 1: every host answered; its GPU count against the instance type (or its peers)."""
+    counts = [d["gpus"] for d in data.values()]
+    peers = Counter(counts).most_common(1)[0][0] if counts else 0
+    want = want_gpus if want_gpus is not None else peers
+    what = "instance type" if want_gpus is not None else "peers"
+    rows = []
+    for h in hosts:
+        if h not in data:
+            rows.append(row(1, h, "failed", "no answer", "unreachable: no answer over ssh"))
+        elif data[h]["gpus"] != want:
+            rows.append(
+                row(
+                    1,
+                    h,
+                    "failed",
+                    f"{data[h]['gpus']} GPU(s)",
+                    f"gpu-count: {data[h]['gpus']} GPU(s), the {what} {want}",
+                )
+            )
+        else:
+            rows.append(row(1, h, "passed", f"{data[h]['gpus']} GPU(s), the {what} {want}"))
+    return rows
+
+
+def audit_host(d: dict[str, Any], fabric: str, cloud: str, nodes: int, tiers: int) -> list[str]:
+    """Stage 2 problems of one host: the profile tune-fabric writes, ClusterMAX's checks."""
+    problems: list[str] = []
+    conf = str(d.get("nccl_conf") or "")
+    name = select(fabric, cloud)
+    prof = book().profiles[name]
+    if not conf:
+        return ["nccl-conf: /etc/nccl.conf is missing (tune-fabric not run)"]
+    if f'profile "{name}"' not in conf:
+        problems.append(f"nccl-conf: /etc/nccl.conf is not the {name} profile")
+    lines = set(conf.splitlines())
+    for s in prof.settings:
+        if not s.name.startswith("NCCL_") or s.name in clustermax.JOB_ENV_ONLY or s.when:
+            continue
+        if s.value is not None and s.scale_out is None and f"{s.name}={s.value}" not in lines:
+            problems.append(f"nccl-conf: {s.name}={s.value} missing from /etc/nccl.conf")
+    if not d.get("nccl_env"):
+        problems.append(f"nccl-conf: {ENV_FILE} is missing")
+    for f in (
+        clustermax.autoconfig(conf),
+        clustermax.gid_index(conf, bool(d.get("roce_v2"))),
+        clustermax.qps(conf, {}, bool(d.get("rdma")), nodes, tiers),
+    ):
+        if f.status == "fail":
+            problems.append(f"{f.criterion}: {f.detail}")
+    for path, there in (d.get("paths") or {}).items():
+        if not there:
+            problems.append(f"net-plugin: {path} is missing")
+    topo = clustermax.parse_conf(conf).get("NCCL_TOPO_FILE")
+    if topo and not (d.get("paths") or {}).get(topo, True):
+        problems.append(f"topo-file: {topo} is missing")
+    return problems
+
+
+def configuration(
+    hosts: list[str], data: dict[str, Any], fabric: str, cloud: str, tiers: int
+) -> list[dict[str, Any]]:
+    rows = []
+    for h in hosts:
+        problems = audit_host(data[h], fabric, cloud, len(hosts), tiers)
+        if problems:
+            rows.append(row(2, h, "failed", f"{len(problems)} problem(s)", "; ".join(problems)))
+        else:
+            rows.append(row(2, h, "passed", f"{select(fabric, cloud)} profile in place"))
+    return rows
+
+
+def node_checks(hosts: list[str], data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Stage 3: dcgmi diag -r 1 where dcgmi exists; one skipped line where no GPU tool is."""
+    tooled = [h for h in hosts if any((data[h].get("tools") or {}).values())]
+    if not tooled:
+        return skipped(
+            3, hosts, "nvbandwidth, dcgmi and nvidia-smi not installed: GPU checks skipped"
+        )
+    rows = []
+    for h in hosts:
+        dcgm = data[h].get("dcgm")
+        if dcgm is None:
+            rows.append(row(3, h, "skipped", "dcgmi not installed"))
+        elif dcgm["rc"] != 0:
+            tail = str(dcgm["tail"]).strip().splitlines()[-1:] or [""]
+            rows.append(
+                row(3, h, "failed", f"dcgmi diag -r 1 exit {dcgm['rc']}", f"dcgm: {tail[0]}")
+            )
+        else:
+            rows.append(row(3, h, "passed", "dcgmi diag -r 1 passed"))
+    return rows
+
+
+def fabric_rows(
+    stage: int, hosts: list[str], report: dict[str, Any], what: str
+) -> list[dict[str, Any]]:
+    """Stage 4 / 7 rows from a fabric-doctor report (gpufabric.health.report.build)."""
+    rows = []
+    for h in hosts:
+        v = (report.get("hosts") or {}).get(h)
+        if v is None:
+            rows.append(
+                row(stage, h, "failed", "not judged", "unreachable: not in the doctor's report")
+            )
+        elif v["status"] == "ok":
+            rows.append(row(stage, h, "passed", what, warnings=list(v.get("warnings") or [])))
+        else:
+            reason = "; ".join(v["reasons"])
+            if stage == 7:
+                reason = f"inconsistent: passed the fabric stage, failed a repeat: {reason}"
+            rows.append(row(stage, h, "failed", what, reason))
+    return rows
