@@ -1,4 +1,4 @@
-"""Certify's collectives judge on real nccl-tests outputs (../shared/fixtures): efficiencies
+"""Certify's collectives judge on real nccl-tests outputs (the shared captures, tests/conftest.py): efficiencies
 against the algorithm-aware bound agree with the published figures, a run whose log does not
 prove its transport fails, and a socket fallback fails on the transport and the floor."""
 
