@@ -1,51 +1,21 @@
-"""Reading the files a user names on the command line; `-` is standard input.
+"""Old name of the loading layer's file reader: use gpufabric.inputs.files (with `what=`).
 
-Standard input can be read once per command: a second `-` is a user error rather than a
-silent empty file.
-"""
+Kept so that code written against it still reads through the one layer (one standard-input
+flag, the same refusals)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from gpufabric.errors import UserError
+from gpufabric.inputs import files
+from gpufabric.inputs.files import STDIN, is_stdin, reset_stdin
 
-STDIN = "-"
-_stdin_used = False
-
-
-def is_stdin(path: str | Path) -> bool:
-    return str(path) == STDIN
+__all__ = ["STDIN", "is_stdin", "read_bytes", "read_text", "reset_stdin"]
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The bytes of `path`, or of standard input for `-`; UserError (one line) otherwise."""
-    global _stdin_used
-    if is_stdin(path):
-        if _stdin_used:
-            raise UserError("-: standard input is already read; name it once")
-        _stdin_used = True
-        return sys.stdin.buffer.read()
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"{path}: cannot read: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: cannot read: a directory, expected a file") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return files.read_bytes(path, what="a file")
 
 
 def read_text(path: str | Path) -> str:
-    """UTF-8 text of `path` (or standard input for `-`)."""
-    try:
-        return read_bytes(path).decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
-
-
-def reset_stdin() -> None:
-    """For tests that run several commands in one process."""
-    global _stdin_used
-    _stdin_used = False
+    return files.read_text(path, what="a file")

@@ -134,5 +134,5 @@ def test_standard_input_is_read_once() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "error: -: standard input is already read; name it once"
+        "error: - (standard input): already read; name standard input once per command"
     ]

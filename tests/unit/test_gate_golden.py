@@ -357,33 +357,6 @@ SYNTHETIC: dict[str, tuple[str, str, str, int | None, bool]] = {
         1,
         False,
     ),
-    "json in-place only nan": (
-        json.dumps(
-            {
-                "results": [
-                    {
-                        "size": 8,
-                        "count": 2,
-                        "type": "float",
-                        "redop": "sum",
-                        "root": "-1",
-                        "out_of_place": None,
-                        "in_place": {
-                            "time": 10.0,
-                            "alg_bw": 0.0,
-                            "bus_bw": float("nan"),
-                            "nwrong": 0,
-                        },
-                    }
-                ],
-                "average_bus_bandwidth": {"bandwidth": 0.0, "okay": "true"},
-            }
-        ),
-        "all_reduce_perf.json",
-        "p5.48xlarge",
-        1,
-        False,
-    ),
     "efa 31 of 32": (
         OFI.format(n=31) + "".join(VIA.format(c=c, gdr="/GDRDMA") for c in range(8)),
         "log.txt",

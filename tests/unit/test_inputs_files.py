@@ -33,7 +33,9 @@ def test_regular_file_is_read(tmp_path: Path) -> None:
 
 
 def test_missing_file_names_path_and_what(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match=f"^{tmp_path}/nope: no such file, expected a test file$"):
+    with pytest.raises(
+        UserError, match=f"^{tmp_path}/nope: cannot read: no such file, expected a test file$"
+    ):
         files.read_text(tmp_path / "nope", what=WHAT)
 
 

@@ -118,3 +118,15 @@ def test_json_not_nccl_tests_is_user_error() -> None:
         parse_text('{"a": 1}', "x.json")
     with pytest.raises(UserError, match="not valid JSON"):
         parse_text("{oops", "x.json")
+
+
+def test_json_with_nan_or_a_key_twice_is_refused_naming_it() -> None:
+    """A measurement written as NaN (Python's json.dumps writes that token) or an object with
+    a key twice is not nccl-tests output: refused at the input, never judged."""
+    row = SAMPLE["results"][0]
+    nan = dict(SAMPLE, results=[dict(row, in_place=dict(row["in_place"], bus_bw=float("nan")))])
+    with pytest.raises(UserError, match=r"^x\.json: NaN is not a number gpufabric accepts"):
+        parse_text(json.dumps(nan), "x.json")
+    twice = json.dumps(SAMPLE).replace('"version": 2', '"version": 2, "version": 3', 1)
+    with pytest.raises(UserError, match=r"^x\.json: key 'version' given twice"):
+        parse_text(twice, "x.json")

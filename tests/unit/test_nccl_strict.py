@@ -202,7 +202,7 @@ def test_tuner_check_on_binary_is_one_line(tmp_path: Path, content: bytes) -> No
     ("content", "words"),
     [
         (b"[1, 2]", "not a tune.json"),
-        (b'{"picks": [{"collective": 1}]}', "picks.0"),
+        (b'{"picks": [{"collective": 1}]}', "picks[0]"),
         (b"\xff\xfe", "not UTF-8"),
         (b"{", "not valid JSON"),
     ],

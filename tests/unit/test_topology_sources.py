@@ -293,7 +293,7 @@ def test_load_rejects_unknown_source_and_missing_input(tmp_path: Path) -> None:
         load("file", tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not: [valid")
-    with pytest.raises(UserError, match="not valid JSON or YAML"):
+    with pytest.raises(UserError, match=r"bad.json: line 1 column 2: not valid JSON"):
         load("file", bad)
 
 
@@ -313,3 +313,34 @@ def test_names_file_as_mapping_or_lines(tmp_path: Path) -> None:
     bad.write_text("i-1 a b\n")
     with pytest.raises(UserError, match=r"bad.txt:1: expected 'id name'"):
         read_names(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("i-1: a\ni-2: b\ni-1: c\n", "line 3: key 'i-1' given twice"),
+        ("12345: a\n'12345': b\n", "id '12345' given twice"),
+        ("i-1 a\ni-1 b\n", ":2: id 'i-1' given twice"),
+        ("i-1: [true]\n", r"id 'i-1': name \[True\] is not a string"),
+        ("i-1: no\ni-2:\n", "id 'i-2': name None is not a string"),
+        ("i-1: &a [*a]\n", "a loop"),
+        ("- i-1: a\n", "expected a mapping of id to node name"),
+    ],
+)
+def test_names_file_refuses_what_would_rename_or_drop_a_host(
+    tmp_path: Path, text: str, match: str
+) -> None:
+    from gpufabric.topology.files import read_names
+
+    path = tmp_path / "names.yml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=match):
+        read_names(path)
+
+
+def test_names_file_yaml_no_stays_a_name(tmp_path: Path) -> None:
+    from gpufabric.topology.files import read_names
+
+    path = tmp_path / "names.yml"
+    path.write_text("i-1: no\n12345: on\n")
+    assert read_names(path) == {"i-1": "no", "12345": "on"}

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from gpufabric import userfiles
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import read_text
 from gpufabric.lab import faults, lab, network
 from gpufabric.lab import summary as lab_summary
 from gpufabric.lab.layout import DEFAULT_NAME
@@ -117,7 +117,8 @@ def summary(
     st, _paths = lab.load_up(name)
     counts: dict[str, dict[str, int]] = {}
     if recap is not None:
-        counts = lab_summary.parse_recap(userfiles.read_text(recap))  # `-`: standard input
+        text = read_text(recap, what="ansible-playbook output")  # `-`: standard input
+        counts = lab_summary.parse_recap(text)
     files = {h.name: lab_summary.managed_files(st, h.name) for h in st.layout.hosts}
     typer.echo(lab_summary.render(st, counts, files), nl=False)
 

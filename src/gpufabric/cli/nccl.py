@@ -12,9 +12,10 @@ from typing import Annotated
 
 import typer
 
-from gpufabric import jsonout, outdir, userfiles
+from gpufabric import jsonout, outdir
 from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import MiB, read_text
 from gpufabric.nccl.gate.fabric import merge_debug
 from gpufabric.nccl.gate.verdict import GateReport, gate
 from gpufabric.nccl.model import Capture
@@ -172,10 +173,11 @@ def _write_tune(result: TuneResult, out: Path, as_json: bool) -> None:
     (out / "nccl.conf").write_text(result.nccl_conf())
     tuner = result.tuner_conf()
     (out / "nccl_tuner.conf").write_text(tuner)
-    (out / "tune.json").write_text(jsonout.dumps(asdict(result), indent=2))
+    tune_json = jsonout.dumps(asdict(result), indent=2)
+    (out / "tune.json").write_text(tune_json)
     problems = validate(tuner, result.nodes, result.ranks)
     if as_json:
-        typer.echo((out / "tune.json").read_text())
+        typer.echo(tune_json)
     else:
         typer.echo(f"{'collective':15} {'bucket':10} {'choice':22} gain vs NCCL default")
         for p in result.picks:
@@ -289,9 +291,7 @@ def tuner_check_cmd(
     ] = False,
 ) -> None:
     """Validate a tuner CSV against the example tuner's rules; exit 1 on errors."""
-    text = userfiles.read_text(file)  # `-` is standard input
-    if "\0" in text:
-        raise UserError(f"{file}: binary file; expected a tuner CSV")
+    text = read_text(file, what="a NCCL tuner CSV", max_bytes=MiB)  # `-` is standard input
     problems = validate(text, nodes, ranks, caveat=not plugin_rules_only)
     for problem in problems:
         typer.echo(problem.text())

@@ -235,7 +235,7 @@ def _read_order(path: Path, topology: Topology) -> list[Host]:
     """Hosts of a hostfile in order (first word per line; repeated lines collapse)."""
     index = topology.by_name()
     names: list[str] = []
-    for line in read_text(path).splitlines():
+    for line in read_text(path, "a hostfile").splitlines():
         word = line.split("#", 1)[0].split()
         if word and (not names or names[-1] != word[0]):
             names.append(word[0])

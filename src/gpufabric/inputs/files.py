@@ -108,7 +108,7 @@ def read_bytes(path: str | Path, *, what: str, max_bytes: int = DEFAULT_MAX_BYTE
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(where, f"no such file, expected {what}") from None
+        raise InputError(where, f"cannot read: no such file, expected {what}") from None
     except OSError as exc:
         raise InputError(where, f"cannot read ({exc.strerror or exc})") from None
     kind = _kind(st.st_mode)

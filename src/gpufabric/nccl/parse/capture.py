@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import read_text
 from gpufabric.nccl.model import Capture, DebugInfo
 from gpufabric.nccl.parse import strict
 from gpufabric.nccl.parse.debuglog import parse_debug_lines
 from gpufabric.nccl.parse.tests_json import parse_tests_json
 from gpufabric.nccl.parse.tests_text import COLLECTIVES, collective_from_name, parse_tests_text
 from gpufabric.nccl.parse.transport import transport
-from gpufabric.userfiles import read_bytes
 
 
 def parse_text(text: str, name: str = "<text>", collective: str | None = None) -> Capture:
@@ -41,10 +41,8 @@ def parse_text(text: str, name: str = "<text>", collective: str | None = None) -
 
 def parse_file(path: str | Path, collective: str | None = None) -> Capture:
     """Read and parse a file; UserError (one line) when it cannot be read or holds nothing NCCL."""
-    data = read_bytes(path)  # `-` is standard input
-    if b"\0" in data[:4096]:
-        raise UserError(f"{path}: binary file, expected nccl-tests output or an NCCL log")
-    capture = parse_text(data.decode("utf-8", errors="replace"), str(path), collective)
+    text = read_text(path, what="nccl-tests output or an NCCL log")  # `-` is standard input
+    capture = parse_text(text, str(path), collective)
     if not capture.results and not capture.debug.seen:
         raise UserError(
             f"{path}: no nccl-tests table and no NCCL_DEBUG lines found; "

@@ -21,10 +21,10 @@ this source and says so. A run that died leaves the file without "end_time" / fo
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
 from gpufabric.nccl.parse.tests_text import collective_from_name
 
@@ -58,12 +58,7 @@ def _measurement(obj: Any) -> Measurement | None:
 
 def parse_tests_json(text: str, name: str = "") -> TestsResult:
     """One nccl-tests JSON document -> TestsResult. UserError when it is not one."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"{name or 'input'}: not valid JSON ({exc.msg} at line {exc.lineno})"
-        ) from exc
+    doc = parse_json(text, where=name or "input")
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise UserError(
             f"{name or 'input'}: JSON without a 'results' list; not nccl-tests -J output"

@@ -5,14 +5,14 @@ Only the parts the report shows are checked; a file of another shape is one User
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gpufabric.errors import UserError
-from gpufabric.userfiles import read_bytes
+from gpufabric.inputs.errors import ModelError
+from gpufabric.inputs.formats import load_json
+from gpufabric.inputs.models import render
 
 
 class _Loose(BaseModel):
@@ -40,17 +40,9 @@ class _Tune(_Loose):
 
 def read_tune(path: Path) -> dict[str, Any]:
     """The tune.json as a dict the report can use; UserError naming the file otherwise."""
-    data = read_bytes(path)  # `-` is standard input
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text; expected tune.json") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    doc = load_json(path, what="a tune.json")  # `-` is standard input
     try:
         _Tune.model_validate(doc)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise UserError(f"{path}: not a tune.json: {where}: {err['msg']}") from None
+        raise ModelError(str(path), f"not a tune.json: {render(exc)}") from None
     return doc
