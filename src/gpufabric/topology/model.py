@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.topology.hostlist import natural_key
 
 # Host names that Slurm's hostlist and config parsers read as one name: letters, digits, '.',
@@ -24,11 +25,27 @@ HOST_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$")
 
 
 def check_host_name(name: str, source: str) -> None:
-    if not isinstance(name, str) or not HOST_NAME_RE.match(name):
+    if not isinstance(name, str) or not HOST_NAME_RE.fullmatch(name):
         raise UserError(
             f"topology from {source}: host name {name!r} is not a valid node name: "
             "1-64 letters, digits, '.', '_' or '-', starting and ending with a letter or digit"
         )
+
+
+def _check_ids(host: Host, source: str) -> None:
+    """Network node and NVLink domain ids are a node's or a provider's report: printable, no
+    white space (gpufabric.inputs.types.NodeId); a newline would end a line of the files
+    written from them."""
+    fields = [(f"path[{i}]", node) for i, node in enumerate(host.path)]
+    if host.nvlink_domain is not None:
+        fields.append(("nvlink_domain", host.nvlink_domain))
+    for field_name, value in fields:
+        why = types.problem(types.NodeId, value)
+        if why:
+            raise UserError(
+                f"topology from {source}: host {host.name!r}: {field_name} {types.show(value)} "
+                f"{why}"
+            )
 
 
 # Level names, top-down, for trees of 1..4 levels.
@@ -83,6 +100,7 @@ class Topology:
                 raise UserError(
                     f"topology from {self.source}: host {host.name!r} has no network path"
                 )
+            _check_ids(host, self.source)
         self.parents()  # validates that the paths form a tree
 
     @cached_property

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from gpufabric import jsonout
 from gpufabric.errors import UserError
+from gpufabric.inputs import types, writers
 from gpufabric.topology.emit.names import dump_yaml, label_value
 from gpufabric.topology.model import Host, Topology, level_names, padded_path
 
@@ -27,12 +27,13 @@ def hostfile(order: Sequence[Host], style: str = "plain", slots: int = 8) -> str
         raise UserError(f"--hostfile-style {style!r}: choose one of {', '.join(HOSTFILE_STYLES)}")
     if slots < 1:
         raise UserError(f"--slots {slots}: must be at least 1")
+    names = writers.hostfile(h.name for h in order)
     if style == "mpirun":
-        lines = [f"{h.name} slots={slots}" for h in order]
+        lines = [f"{name} slots={slots}" for name in names]
     elif style == "srun":
-        lines = [h.name for h in order for _ in range(slots)]
+        lines = [name for name in names for _ in range(slots)]
     else:
-        lines = [h.name for h in order]
+        lines = names
     return "\n".join(lines) + "\n"
 
 
@@ -48,11 +49,6 @@ _NVLINK_KEYS = {"topograph": "network.topology.nvidia.com/accelerator"}
 # 0.16; v1beta1 is what 0.14-0.15 serve (and later ones, deprecated); v1alpha1 is gone since 0.14.
 KUEUE_APIS = ("v1beta2", "v1beta1")
 KUEUE_MAX_LEVELS = 16  # CRD: spec.levels maxItems
-# CRD: spec.levels[].nodeLabel pattern (a qualified label key), maxLength 316
-_LABEL_KEY = re.compile(
-    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-)
 
 
 def label_keys(topology: Topology, scheme: str = "gpufabric") -> list[str]:
@@ -74,13 +70,8 @@ def label_keys(topology: Topology, scheme: str = "gpufabric") -> list[str]:
 
 # Kubernetes node names are DNS-1123 subdomains (k8s.io/apimachinery validation
 # IsDNS1123Subdomain): lowercase alphanumerics, '-' and '.', at most 253 characters.
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-
-
 def _check_node_name(name: str) -> None:
-    if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+    if types.problem(types.DnsSubdomain, name):
         raise UserError(
             f"host {name!r} is not a Kubernetes node name (lowercase letters, digits, '-' and "
             "'.', at most 253): rename it with --names"
@@ -114,9 +105,11 @@ def node_labels(topology: Topology, scheme: str = "gpufabric") -> dict[str, dict
     for host in topology.hosts:
         _check_node_name(host.name)
         path = padded_path(host, topology.depth)
-        labels = {k: values[v] for k, v in zip(keys, path, strict=True)}
+        labels = dict(
+            writers.label(k, values[v], host.name) for k, v in zip(keys, path, strict=True)
+        )
         if host.nvlink_domain:
-            labels[nvlink_key] = values[host.nvlink_domain]
+            labels.update([writers.label(nvlink_key, values[host.nvlink_domain], host.name)])
         out[host.name] = labels
     return out
 
@@ -139,15 +132,15 @@ def kueue_topology(
     """A Kueue Topology (topology-aware scheduling) whose levels are these labels."""
     if api not in KUEUE_APIS:
         raise UserError(f"--kueue-api {api!r}: choose one of {', '.join(KUEUE_APIS)}")
-    if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+    if types.problem(types.DnsSubdomain, name):
         raise UserError(f"Kueue Topology name {name!r} is not a DNS-1123 subdomain")
     keys = [*label_keys(topology, scheme), "kubernetes.io/hostname"]
     if len(keys) > KUEUE_MAX_LEVELS:
         raise UserError(
             f"a Kueue Topology has at most {KUEUE_MAX_LEVELS} levels; this one needs {len(keys)}"
         )
-    for key in keys:
-        if len(key) > 316 or not _LABEL_KEY.match(key):
+    for key in keys:  # CRD: spec.levels[].nodeLabel is a qualified label key
+        if types.problem(types.LabelKey, key):
             raise UserError(f"{key!r} is not a label key Kueue accepts as a level")
     levels = [{"nodeLabel": k} for k in keys]
     doc = {
