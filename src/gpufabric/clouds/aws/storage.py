@@ -9,6 +9,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufabric.config.model import FsxLustreConfig, StackConfig
+from gpufabric.inputs.writers import shell_words
 
 LUSTRE_VERSION = "2.15"  # metadata configuration needs 2.15 (docs/sources.md B.1)
 
@@ -84,8 +85,13 @@ def build_fsx(
             "mountPoint": fsx.mount_point,
             "efa": fsx.efa,
             "zone": fsx.zone or cfg.zone,
-            "mountCommand": (
-                f"mount -t lustre -o relatime,flock {args[0]}@tcp:/{args[1]} {fsx.mount_point}"
+            "mountCommand": shell_words(
+                [
+                    *("mount", "-t", "lustre", "-o", "relatime,flock"),
+                    f"{args[0]}@tcp:/{args[1]}",
+                    fsx.mount_point,
+                ],
+                "storage.mountCommand",
             ),
         }
     )

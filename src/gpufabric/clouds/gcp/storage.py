@@ -14,6 +14,7 @@ import pulumi
 from gpufabric.clouds.gcp.network import GcpNetwork
 from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.config import StackConfig
+from gpufabric.inputs.writers import shell_words
 
 StorageOutput = pulumi.Output[dict[str, Any] | None]
 NFS_OPTIONS = "hard,timeo=600,retrans=3,rsize=1048576,wsize=1048576,resvport"
@@ -66,7 +67,9 @@ def _lustre(
             "mountName": lustre.filesystem,
             "mountPoint": lustre.mount_point,
             "zone": cfg.zone,
-            "mountCommand": f"mount -t lustre {mount_point} {lustre.mount_point}",
+            "mountCommand": shell_words(
+                ["mount", "-t", "lustre", mount_point, lustre.mount_point], "storage.mountCommand"
+            ),
         }
 
     return instance.mount_point.apply(describe)
@@ -103,9 +106,12 @@ def _parallelstore(
             "mountPoint": store.mount_point,
             "zone": cfg.zone,
             # daos_agent must list the access points first (the client role does that)
-            "mountCommand": (
-                f"dfuse -m {store.mount_point} --pool default-pool "
-                "--container default-container --multi-user"
+            "mountCommand": shell_words(
+                [
+                    *("dfuse", "-m", store.mount_point, "--pool", "default-pool"),
+                    *("--container", "default-container", "--multi-user"),
+                ],
+                "storage.mountCommand",
             ),
         }
 
@@ -151,8 +157,13 @@ def _filestore(
             "mountName": store.share_name,
             "mountPoint": store.mount_point,
             "zone": cfg.zone,
-            "mountCommand": (
-                f"mount -t nfs -o {NFS_OPTIONS} {address}:/{store.share_name} {store.mount_point}"
+            "mountCommand": shell_words(
+                [
+                    *("mount", "-t", "nfs", "-o", NFS_OPTIONS),
+                    f"{address}:/{store.share_name}",
+                    store.mount_point,
+                ],
+                "storage.mountCommand",
             ),
         }
 

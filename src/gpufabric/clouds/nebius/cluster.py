@@ -13,6 +13,7 @@ from gpufabric.clouds.nebius.nodes import build_nodes
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
+from gpufabric.inputs.writers import shell_words
 
 CLUSTER_LABEL = "gpufabric-cluster"
 
@@ -109,7 +110,10 @@ class NebiusCluster(pulumi.ComponentResource):
                     "sizeGib": fs.size_gib,
                     "mountName": fs.mount_tag,
                     "mountPoint": fs.mount_point,
-                    "mountCommand": f"mount -t virtiofs {fs.mount_tag} {fs.mount_point}",
+                    "mountCommand": shell_words(
+                        ["mount", "-t", "virtiofs", fs.mount_tag, fs.mount_point],
+                        "storage.mountCommand",
+                    ),
                 }
             )
         nodes = build_nodes(cfg, itype, gpu_cluster, subnet, filesystem, labels, self)

@@ -6,6 +6,7 @@ attached by mount tag (docs/sources.md N.2, N.4, N.5).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_nebius as nebius
@@ -13,6 +14,7 @@ import pulumi_nebius as nebius
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.config import StackConfig
+from gpufabric.inputs.writers import cloud_config
 from gpufabric.stack_outputs import NodeGroup
 
 NODE_ROLE_LABEL = ("gpufabric-role", "gpu-node")
@@ -124,31 +126,29 @@ def build_nodes(
 
 def cloud_init(cfg: StackConfig) -> str:
     """cloud-config: the admin user with its key, the shared filesystem mounted over virtiofs
-    by its mount tag ([P] nebius-solution-library modules/cloud-init), then the user's data."""
+    by its mount tag ([P] nebius-solution-library modules/cloud-init), then the user's data.
+    Built by the YAML dumper: a key comment, a path or user data can hold no YAML of its own."""
     settings = cfg.nebius
-    lines = [
-        "#cloud-config",
-        "users:",
-        f"  - name: {settings.admin_username}",
-        "    sudo: ALL=(ALL) NOPASSWD:ALL",
-        "    shell: /bin/bash",
-        "    ssh_authorized_keys:",
-        f"      - {settings.ssh_public_key}",
-    ]
+    doc: dict[str, Any] = {
+        "users": [
+            {
+                "name": settings.admin_username,
+                "sudo": "ALL=(ALL) NOPASSWD:ALL",
+                "shell": "/bin/bash",
+                "ssh_authorized_keys": [settings.ssh_public_key],
+            }
+        ]
+    }
     if isinstance(cfg.storage, NebiusFilesystemConfig):
         fs = cfg.storage
-        lines += [
-            "mounts:",
-            f'  - ["{fs.mount_tag}", "{fs.mount_point}", "virtiofs", "defaults,nofail", "0", "2"]',
-        ]
+        doc["mounts"] = [[fs.mount_tag, fs.mount_point, "virtiofs", "defaults,nofail", "0", "2"]]
     if cfg.user_data:
-        lines += [
-            "write_files:",
-            "  - path: /var/lib/gpufabric/user-data",
-            "    permissions: '0700'",
-            "    content: |",
-            *[f"      {line}" for line in cfg.user_data.splitlines()],
-            "runcmd:",
-            "  - [/var/lib/gpufabric/user-data]",
+        doc["write_files"] = [
+            {
+                "path": "/var/lib/gpufabric/user-data",
+                "permissions": "0700",
+                "content": cfg.user_data,
+            }
         ]
-    return "\n".join(lines) + "\n"
+        doc["runcmd"] = [["/var/lib/gpufabric/user-data"]]
+    return cloud_config(doc)

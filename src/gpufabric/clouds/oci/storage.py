@@ -9,6 +9,7 @@ import pulumi_oci as oci
 
 from gpufabric.clouds.oci.settings import OciLustreConfig
 from gpufabric.config import StackConfig
+from gpufabric.inputs.writers import shell_words
 
 
 def build_lustre(
@@ -44,8 +45,13 @@ def build_lustre(
             "dnsName": v["mgs"],
             "mountName": v["name"],
             "mountPoint": lustre.mount_point,
-            "mountCommand": (
-                f"mount -t lustre {v['mgs']}@{v['lnet'] or 'tcp'}:/{v['name']} {lustre.mount_point}"
+            "mountCommand": shell_words(
+                [
+                    *("mount", "-t", "lustre"),
+                    f"{v['mgs']}@{v['lnet'] or 'tcp'}:/{v['name']}",
+                    lustre.mount_point,
+                ],
+                "storage.mountCommand",
             ),
             "availabilityDomain": lustre.availability_domain or cfg.zone,
             "capacityGb": lustre.capacity_gb,
