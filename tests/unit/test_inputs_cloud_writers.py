@@ -8,7 +8,6 @@ from typing import Any
 
 import yaml
 
-from gpufabric.clouds.nebius.nodes import cloud_init
 from gpufabric.config import parse
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFMWp3s4NJdNa6ti+9HIIEOmZQzdt5n/GoatO3rtzRpH"
@@ -21,6 +20,13 @@ NEBIUS: dict[str, Any] = {
     "gpufabric:network": {"egress": "none"},
     "gpufabric:storage": {"type": "nebius-filesystem", "filesystemType": "NETWORK_SSD"},
 }
+
+
+def _cloud_init(cfg: Any) -> str:
+    # imported here: gpufabric.clouds.nebius.nodes imported before gpufabric.config is a cycle
+    from gpufabric.clouds.nebius.nodes import cloud_init
+
+    return cloud_init(cfg)
 
 
 def _nebius(key_comment: str, user_data: str | None = None) -> Any:
@@ -41,7 +47,7 @@ def test_nebius_cloud_init_key_comment_stays_a_string() -> None:
     """An ssh key comment with ': ' and ' #' (allowed by the key rule) was a YAML mapping and a
     YAML comment when cloud-init was built by string formatting."""
     cfg = _nebius("me: admin #1")
-    doc = yaml.safe_load(cloud_init(cfg))
+    doc = yaml.safe_load(_cloud_init(cfg))
     assert doc["users"][0]["ssh_authorized_keys"] == [f"{KEY} me: admin #1"]
     assert doc["mounts"] == [["shared", "/shared", "virtiofs", "defaults,nofail", "0", "2"]]
 
@@ -50,7 +56,7 @@ def test_nebius_cloud_init_user_data_kept_byte_for_byte() -> None:
     """User data whose first line is indented lost that indentation inside a `|` block."""
     script = "   #!/bin/sh indented\necho 'a: b'\n\n"
     cfg = _nebius("me", script)
-    text = cloud_init(cfg)
+    text = _cloud_init(cfg)
     assert text.startswith("#cloud-config\n")
     assert yaml.safe_load(text)["write_files"][0]["content"] == script
 

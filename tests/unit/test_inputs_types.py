@@ -10,7 +10,7 @@ from __future__ import annotations
 import string
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from gpufabric.errors import UserError
@@ -221,31 +221,26 @@ label_values = st.one_of(st.just(""), slurm_names.filter(lambda s: len(s) <= 63)
 _HOSTILE = [*"\n\r\t\x00\x1b ;$`\"'\\|&<>(){}#", CYRILLIC_ES, "\u200b", "\u2028"]
 
 
-@settings(max_examples=300)
 @given(host_names.filter(lambda s: len(s) <= 253))
 def test_generated_host_names_round_trip(name: str) -> None:
     assert check(HostName, name, "x") == name
 
 
-@settings(max_examples=300)
 @given(slurm_names)
 def test_generated_slurm_names_round_trip(name: str) -> None:
     assert check(SlurmName, name, "x") == name
 
 
-@settings(max_examples=300)
 @given(mount_paths.filter(lambda p: len(p) <= 255))
 def test_generated_mount_paths_round_trip(path: str) -> None:
     assert check(MountPath, path, "x") == path
 
 
-@settings(max_examples=300)
 @given(label_values)
 def test_generated_label_values_round_trip(value: str) -> None:
     assert check(LabelValue, value, "x") == value
 
 
-@settings(max_examples=300)
 @given(st.integers(0, 2**32 - 1))
 def test_generated_addresses_round_trip(number: int) -> None:
     text = ".".join(str((number >> s) & 255) for s in (24, 16, 8, 0))
@@ -255,7 +250,6 @@ def test_generated_addresses_round_trip(number: int) -> None:
 _HOSTILE_KINDS = [HostName, SlurmName, MountPath, LabelValue, LabelKey, IPv4Address, TagKey]
 
 
-@settings(max_examples=500)
 @given(
     st.sampled_from(_HOSTILE_KINDS),
     slurm_names.filter(lambda s: len(s) <= 60),
@@ -271,7 +265,6 @@ def test_generated_hostile_values_are_refused(kind: object, base: str, bad: str,
     assert "\n" not in why
 
 
-@settings(max_examples=300)
 @given(st.text(min_size=1).filter(lambda s: any(ord(c) < 0x20 for c in s)))
 def test_generated_control_characters_never_pass_as_an_id(value: str) -> None:
     assert problem(NodeId, value)

@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from gpufabric.errors import UserError
@@ -36,7 +36,6 @@ def test_comment_is_one_line_whatever_it_holds() -> None:
     assert len(writers.comment("x" * 5000)) == 2 + writers.COMMENT_MAX
 
 
-@settings(max_examples=300)
 @given(st.text())
 def test_generated_comments_stay_one_printable_line(text: str) -> None:
     line = writers.comment(text)
@@ -139,7 +138,6 @@ def test_shell_words_quote_and_refuse() -> None:
         writers.shell_words(["mount", "/a\nreboot"], "storage.mountCommand")
 
 
-@settings(max_examples=300)
 @given(st.lists(st.text(st.characters(min_codepoint=0x20, exclude_characters="\x7f")), min_size=1))
 def test_generated_shell_words_split_back(argv: list[str]) -> None:
     assert shlex.split(writers.shell_words(argv, "x")) == argv
