@@ -68,7 +68,9 @@ def test_exit_code_and_json_follow_the_verdicts(
     inv.write_text("all: {}\n")
     seen: dict[str, Any] = {}
 
-    def fake_run(inventory: Path, drain: str, out: Path, extra: list[str]) -> tuple[dict, None]:
+    def fake_run(
+        inventory: Path, drain: str, out: Path, extra: list[str], log: Path | None = None
+    ) -> tuple[dict, None]:
         seen.update(inventory=inventory, drain=drain, out=out, extra=extra)
         return fake_report(bad), None
 
@@ -112,3 +114,107 @@ def test_a_run_without_a_report_is_one_line_naming_the_log(
     msg = str(res.exception)
     assert "ansible-playbook exited 4 without a report" in msg
     assert "the playbook could not be parsed" in msg and str(out / "ansible.log") in msg
+
+
+OLD_REPORT = {
+    "hosts": {"h1": {"status": "ok", "reasons": [], "warnings": []}},
+    "rounds": 0,
+    "bad": [],
+    "findings": [],
+    "checks": {},
+    "traffic": {"tested": [], "rounds": []},
+    "actions": [],
+    "meta": {},
+}
+
+
+def _old_report_in(out: Path) -> None:
+    out.mkdir()
+    (out / "health.json").write_text(json.dumps(OLD_REPORT))
+    (out / "health.html").write_text("<p>h1 OK</p>")
+
+
+@pytest.mark.parametrize(
+    ("inventory", "message"),
+    [
+        # no host at all: ansible-playbook says "no hosts matched" and exits 0
+        ("all: {}\n", "has no host in the play's group: nothing measured"),
+        # every host unreachable (nothing listens on port 1): the play stops before the report
+        (
+            "gpu_nodes:\n  vars: {gpufabric_fabric: lab}\n  hosts:\n"
+            "    h1: {ansible_host: 127.0.0.1, ansible_port: 1}\n"
+            "    h2: {ansible_host: 127.0.0.1, ansible_port: 1}\n",
+            "no host answered over ssh (h1, h2 unreachable): nothing measured",
+        ),
+    ],
+    ids=["no-hosts", "all-unreachable"],
+)
+def test_no_verdict_from_nothing_and_never_the_old_report(
+    tmp_path: Path, inventory: str, message: str
+) -> None:
+    """The real ansible-playbook on an inventory that measures nothing: exit 2, one line, and
+    the report an earlier run left in --out is neither printed nor left behind."""
+    inv = tmp_path / "inventory.yml"
+    inv.write_text(inventory)
+    out = tmp_path / "out"
+    _old_report_in(out)
+    proc = gpufabric("health", "run", "-i", str(inv), "--out", str(out))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: ") and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    assert sorted(p.name for p in out.iterdir()) == ["ansible.log"]
+
+
+def _fake_playbook(tmp_path: Path, recap_hosts: list[str], report: dict[str, Any]) -> str:
+    """An ansible-playbook stand-in: writes `report` where it is told and prints a recap."""
+    fake = tmp_path / "ansible-playbook"
+    recap = "".join(
+        f"{h:<26} : ok=9    changed=0    unreachable=0    failed=0    skipped=0\n"
+        for h in recap_hosts
+    )
+    fake.write_text(
+        "#!/usr/bin/env python3\n"
+        "import json, sys\n"
+        "extra = json.loads(sys.argv[sys.argv.index('-e') + 1])\n"
+        f"open(extra['fabric_health_out'] + '/health.json', 'w').write({json.dumps(json.dumps(report))})\n"
+        f"print('PLAY RECAP ****')\nprint({recap!r})\n"
+    )
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def test_a_report_of_other_hosts_than_the_run_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inv = tmp_path / "inventory.yml"
+    inv.write_text("all: {}\n")
+    fake = _fake_playbook(tmp_path, ["h1", "h2"], OLD_REPORT)
+    monkeypatch.setattr(health_cli, "ansible_playbook", lambda: fake)
+    res = CliRunner().invoke(app, ["health", "run", "-i", str(inv), "--out", str(tmp_path / "o")])
+    assert isinstance(res.exception, UserError)
+    assert "the report judges h1 but the run was on h1, h2: not this run's report" in str(
+        res.exception
+    )
+    assert not (tmp_path / "o" / "health.json").exists()
+
+
+def test_the_report_in_out_is_this_runs_stamped_and_replaced_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inv = tmp_path / "inventory.yml"
+    inv.write_text("all: {}\n")
+    fresh = {**OLD_REPORT, "hosts": {"h1": {"status": "ok", "reasons": [], "warnings": []}}}
+    fake = _fake_playbook(tmp_path, ["h1"], fresh)
+    monkeypatch.setattr(health_cli, "ansible_playbook", lambda: fake)
+    out = tmp_path / "o"
+    ids = []
+    for _ in range(2):
+        res = CliRunner().invoke(app, ["health", "run", "-i", str(inv), "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        saved = json.loads((out / "health.json").read_text())
+        run = saved["meta"]["run"]
+        assert set(run) == {"id", "started", "finished"} and run["started"] <= run["finished"]
+        ids.append(run["id"])
+    assert ids[0] != ids[1]  # each run its own stamp
+    assert sorted(p.name for p in out.iterdir()) == ["ansible.log", "health.json"]
