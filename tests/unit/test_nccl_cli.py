@@ -39,7 +39,11 @@ def test_gate_json_and_exit_code() -> None:
     assert res.exit_code == 1
     data = json.loads(res.output)
     assert data["passed"] is False and data["transport"] == "socket"
-    assert [v["status"] for v in data["verdicts"]] == ["fail"]
+    # the socket fallback, then: a log without a results table measured nothing
+    assert [(v["check"], v["status"]) for v in data["verdicts"]] == [
+        ("transport", "fail"),
+        ("input", "fail"),
+    ]
     ok = runner.invoke(app, ["nccl", "gate", "--json", str(P4D), "-t", "p4d.24xlarge"])
     assert ok.exit_code == 0 and json.loads(ok.output)["nodes"] == 2
 

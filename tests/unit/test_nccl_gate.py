@@ -52,7 +52,8 @@ def test_cli_gate_socket_fallback_exits_1() -> None:
     )
     assert proc.returncode == 1
     fail_lines = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
-    assert len(fail_lines) == 1 and "socket fallback" in fail_lines[0]
+    assert len(fail_lines) == 2 and "socket fallback" in fail_lines[0]
+    assert "no nccl-tests results table: nothing measured" in fail_lines[1]
 
 
 def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:

@@ -90,3 +90,31 @@ def test_cli_report_exit_code_follows_the_gate(tmp_path: Path) -> None:
         ],
     )
     assert bad.exit_code == 1 and "gate FAILED" in bad.output  # no footer: cut short
+
+
+def test_no_pass_banner_over_no_bandwidth_figure(tmp_path: Path) -> None:
+    """A table that stops at 128 MiB passes every gate check it can be judged on, but holds no
+    large-message figure: the report says NOT JUDGED (exit 1), never a green PASS."""
+    header = (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 "
+        "iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+    )
+    rows = "".join(
+        f"{8 << k:>12} {(8 << k) // 4:>12}     float     sum      -1     20.0  100.00   300.0"
+        f"      0     20.0  100.00   300.0      0\n"
+        for k in range(25)  # 8 B .. 128 MiB
+    )
+    data = tmp_path / "all_reduce_perf.txt"
+    data.write_text(header + rows + "# Out of bounds values : 0 OK\n# Avg bus bandwidth : 1.0\n")
+    assert gate([parse_file(data)], "p5.48xlarge", 1).passed  # nothing failed ...
+    res = CliRunner().invoke(
+        app,
+        ["nccl", "report", str(data), "-t", "p5.48xlarge", "-n", "1", "--out", str(tmp_path / "r")],
+    )
+    assert res.exit_code == 1, res.output  # ... but nothing to pass on
+    assert "gate NOT JUDGED" in res.output
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert "<strong>PASS</strong>" not in page and "no bandwidth figure" in page
+    assert 'id="verdict" class="fail"' in page and "nothing to pass on" in page

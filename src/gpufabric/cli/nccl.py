@@ -21,6 +21,7 @@ from gpufabric.nccl.gate.verdict import GateReport, gate
 from gpufabric.nccl.model import Capture
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file
 from gpufabric.nccl.parse.transport import transport
+from gpufabric.nccl.report import summary as report_summary
 from gpufabric.nccl.report.html import render_report, write_report
 from gpufabric.nccl.report.tunefile import read_tune
 from gpufabric.nccl.tune.run import (
@@ -320,8 +321,10 @@ def report_cmd(
     report = gate(captures, instance_type, nodes)
     html, plots = render_report(captures, report, merge_debug(captures), tune_data)
     page = write_report(out, html, plots)
-    typer.echo(
-        f"wrote {page} and {len(plots)} PNGs; gate {'PASSED' if report.passed else 'FAILED'}"
-    )
-    if not report.passed:
+    banner = report_summary.verdict(report)
+    word = "PASSED" if banner.passed else "FAILED" if banner.fails else "NOT JUDGED"
+    typer.echo(f"wrote {page} and {len(plots)} PNGs; gate {word}")
+    if not banner.passed:
+        if not banner.fails:
+            typer.echo(f"{report_summary.NOT_MEASURED}", err=True)
         raise typer.Exit(1)

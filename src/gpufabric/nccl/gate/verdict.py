@@ -328,4 +328,15 @@ def gate(
     if first_nodes is None:
         first_nodes = resolve_nodes(None, None, debug, facts.gpu.count)
     verdicts += fabric_verdicts(debug, facts, first_nodes, limits)
+    if not any(capture.results for capture in captures):
+        names = ", ".join(c.path.rsplit("/", 1)[-1] for c in captures) or "no input"
+        verdicts.append(
+            Verdict(
+                "input",
+                "fail",
+                names,
+                "no nccl-tests results table: nothing measured, so no bandwidth, latency or "
+                "correctness to pass on",
+            )
+        )
     return GateReport(instance_type, first_nodes, transport(debug), tuple(verdicts), strict, peaks)

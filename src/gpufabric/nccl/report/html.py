@@ -161,8 +161,8 @@ code { background: #f4f4f4; padding: 1px 3px; }
 </style></head><body>
 <h1>NCCL fabric report: {{ instance_type }} x {{ nodes or "?" }} nodes</h1>
 <div id="verdict" class="{{ 'pass' if verdict.passed else 'fail' }}"><strong>{{ "PASS" if verdict.passed else "FAIL" }}</strong>:
-{% if verdict.passed %}every gate check passed{% else %}{{ verdict.fails }} check{{ "s" if verdict.fails != 1 }} failed{% endif %}{% if verdict.warns %}, {{ verdict.warns }} warning{{ "s" if verdict.warns != 1 }}{% endif %}.
-{% if verdict.first_problem %}<br><small>{{ "First failure" if verdict.fails else "First warning" }}: {{ verdict.first_problem }}</small>{% endif %}</div>
+{% if verdict.passed %}every gate check passed{% elif verdict.fails %}{{ verdict.fails }} check{{ "s" if verdict.fails != 1 }} failed{% else %}nothing to pass on{% endif %}{% if verdict.warns %}, {{ verdict.warns }} warning{{ "s" if verdict.warns != 1 }}{% endif %}.
+{% if verdict.first_problem %}<br><small>{{ "First failure" if verdict.fails else "First warning" if verdict.passed else "Not judged" }}: {{ verdict.first_problem }}</small>{% endif %}</div>
 <p id="headline">{% if headline %}<strong>{{ "%.1f" | format(headline.busbw) }} GB/s = {{ "%.2f" | format(headline.ratio) }} of line rate</strong><br>
 <small>{{ headline.collective }} bus bandwidth at the largest messages, against the {{ "%.1f" | format(headline.line_rate) }} GB/s ring line rate of these nodes ({{ headline.basis }}); the gate asks for the fraction in the verdicts below.</small>
 {% else %}<strong>no bandwidth figure</strong><br><small>no large-message table with a known node count (pass --nodes, run up to 1 GiB or more)</small>{% endif %}</p>

@@ -14,6 +14,10 @@ from gpufabric.nccl.gate.verdict import GateReport
 from gpufabric.nccl.model import Capture
 
 _PREFERRED = ("all_reduce", "all_gather", "reduce_scatter")
+NOT_MEASURED = (
+    "no bandwidth figure: no large-message table with a known node count "
+    "(pass --nodes, run up to 1 GiB or more)"
+)
 
 
 @dataclass(frozen=True)
@@ -52,15 +56,16 @@ class Source:
 
 
 def verdict(report: GateReport) -> Banner:
+    """The banner: PASS only when every check passed and a bandwidth figure was measured (a
+    report never shows PASS over "no bandwidth figure")."""
     fails = [v for v in report.verdicts if v.status == "fail"]
     warns = [v for v in report.verdicts if v.status == "warn"]
     first = (fails or warns or [None])[0]
-    return Banner(
-        report.passed,
-        len(fails),
-        len(warns),
-        f"{first.subject}: {first.message}" if first else None,
-    )
+    problem = f"{first.subject}: {first.message}" if first else None
+    measured = headline(report) is not None
+    if report.passed and not measured:
+        problem = NOT_MEASURED
+    return Banner(report.passed and measured, len(fails), len(warns), problem)
 
 
 def headline(report: GateReport) -> Headline | None:
