@@ -43,12 +43,16 @@ EDGES = [
     ("ceiling_tolerance", 1.0, 0.99),
     ("latency.min_bytes", 0, -1),
     ("latency.max_bytes", 1, 0),
-    ("latency.one_node_us", 0.1, 0),
+    ("latency.one_node_us", {8: 0.1}, {8: 0}),
+    ("latency.one_node_us", {8: 0.1}, {}),
+    ("latency.one_node_us", {8: 0.1}, {8: float("nan")}),
     ("latency.per_doubling", 1.0, 0.99),
     ("latency.tolerance", 1.0, 0.99),
     ("latency.spread_max", 1.01, 1.0),
     ("latency.collectives", ["all_reduce"], []),
-    ("latency.fabrics.efa.two_nodes_us", 0.1, 0),
+    ("latency.fabrics.efa.two_nodes_us", {8: 0.1}, {8: 0}),
+    ("latency.fabrics.efa.two_nodes_us", {8: 0.1}, {8: -5.0}),
+    ("latency.fabrics.efa.two_nodes_us", {8: 0.1}, {}),
     ("latency.fabrics.efa.sources", ["x"], []),
     ("instances.a3-highgpu-8g.efficiency.ring", 1.5, 1.51),
     ("instances.a3-highgpu-8g.efficiency.ring", 0.01, 0),
@@ -100,10 +104,18 @@ def test_expected_net_devices_per_fabric_rule() -> None:
     assert expected_net_devices(lookup("Standard_ND96isr_H100_v5")) == 8  # every HCA
 
 
-def test_expected_latency_per_fabric_instance_and_nodes() -> None:
+def test_expected_latency_per_size_fabric_instance_and_nodes() -> None:
     lat = thresholds().latency
-    assert lat.expected_us("efa", "p5.48xlarge", 1) == lat.one_node_us
-    assert lat.expected_us("efa", "p5.48xlarge", 2) == 135.1
-    assert lat.expected_us("efa", "p4d.24xlarge", 2) == 285.7  # per-instance figure wins
-    assert lat.expected_us("efa", "p5.48xlarge", 8) == pytest.approx(135.1 * 1.35**2)
-    assert lat.expected_us("tcpx", "a3-highgpu-8g", 2) is None
+    assert lat.expected_us("efa", "p5.48xlarge", 1, 8) == 12.87
+    assert lat.expected_us("efa", "p5.48xlarge", 2, 8) == 69.12
+    assert lat.expected_us("efa", "p5.48xlarge", 2, 65536) == 103.8
+    assert lat.expected_us("efa", "p4d.24xlarge", 2, 8) == 176.3  # per-instance figure wins
+    assert lat.expected_us("efa", "p5.48xlarge", 8, 8) == pytest.approx(69.12 * 1.35**2)
+    assert lat.expected_us("tcpx", "a3-highgpu-8g", 2, 8) is None
+
+
+def test_a_size_not_listed_takes_the_next_larger_listed_figure() -> None:
+    lat = thresholds().latency
+    assert lat.expected_us("roce", "a3-ultragpu-8g", 2, 8) == 54.07  # roce starts at 1 KiB
+    assert lat.expected_us("efa", "p5.48xlarge", 2, 1536) == 71.29  # 2 KiB's
+    assert lat.expected_us("efa", "p5.48xlarge", 2, 1 << 20) == 103.8  # past the table

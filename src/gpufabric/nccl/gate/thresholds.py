@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,8 +42,17 @@ class InstanceOverride(_Strict):
     sources: list[str] = Field(min_length=1)
 
 
+SizeTimes = dict[int, Annotated[float, Field(gt=0, allow_inf_nan=False)]]
+
+
+def at_size(table: dict[int, float], size: int) -> float:
+    """The figure of `size`: its own, else the next larger listed size's, else the largest's."""
+    larger = [s for s in table if s >= size]
+    return table[min(larger)] if larger else table[max(table)]
+
+
 class FabricLatency(_Strict):
-    two_nodes_us: float = Field(gt=0)
+    two_nodes_us: SizeTimes = Field(min_length=1)  # size (bytes) -> us on 2 nodes
     sources: list[str] = Field(min_length=1)
 
 
@@ -51,21 +60,21 @@ class Latency(_Strict):
     min_bytes: int = Field(ge=0)
     max_bytes: int = Field(gt=0)
     collectives: list[str] = Field(min_length=1)
-    one_node_us: float = Field(gt=0)
+    one_node_us: SizeTimes = Field(min_length=1)  # size (bytes) -> us on 1 node
     per_doubling: float = Field(ge=1.0)
     tolerance: float = Field(ge=1.0)
     spread_max: float = Field(gt=1.0)
     fabrics: dict[str, FabricLatency]
     instances: dict[str, FabricLatency] = {}
 
-    def expected_us(self, fabric: str, instance_type: str, nodes: int) -> float | None:
-        """Expected small-message time on `nodes` nodes, or None without a published figure."""
+    def expected_us(self, fabric: str, instance_type: str, nodes: int, size: int) -> float | None:
+        """Expected time of `size` bytes on `nodes` nodes, or None without a published figure."""
         if nodes <= 1:
-            return self.one_node_us
+            return at_size(self.one_node_us, size)
         base = self.instances.get(instance_type) or self.fabrics.get(fabric)
         if base is None:
             return None
-        return base.two_nodes_us * self.per_doubling ** math.log2(nodes / 2)
+        return at_size(base.two_nodes_us, size) * self.per_doubling ** math.log2(nodes / 2)
 
 
 class Thresholds(_Strict):
