@@ -7,32 +7,29 @@ usage errors are Typer's own (also exit code 2). Each command's --help lists its
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Annotated
 
 import typer
 
 from gpufabric import __version__
-from gpufabric.cli import (
-    capacity,
-    certify,
-    conventions,
-    health,
-    lab,
-    nccl,
-    plan,
-    storage,
-    topology,
-)
+from gpufabric.cli import conventions
 from gpufabric.errors import UserError
 
-app = typer.Typer(
-    name="gpufabric",
-    help="GPU training clusters whose network is fast by construction.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-)
+# name -> (module, attribute): a Typer sub-app, or a function for a single command. Only the
+# module of the command being run is imported (`gpufabric topology render` does not pay for
+# the Pulumi SDK that `plan` imports); `app` (for --help and the tests) has them all.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "plan": ("gpufabric.cli.plan", "plan"),
+    "lab": ("gpufabric.cli.lab", "app"),
+    "topology": ("gpufabric.cli.topology", "app"),
+    "nccl": ("gpufabric.cli.nccl", "app"),
+    "health": ("gpufabric.cli.health", "app"),
+    "storage": ("gpufabric.cli.storage", "app"),
+    "capacity": ("gpufabric.cli.capacity", "app"),
+    "certify": ("gpufabric.cli.certify", "app"),
+}
 
 
 def _print_version(value: bool) -> None:
@@ -41,7 +38,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -53,19 +49,36 @@ def _root(
     """GPU training clusters whose network is fast by construction."""
 
 
-app.command("plan")(plan.plan)
-app.add_typer(lab.app, name="lab")
-app.add_typer(topology.app, name="topology")
-app.add_typer(nccl.app, name="nccl")
-app.add_typer(health.app, name="health")
-app.add_typer(storage.app, name="storage")
-app.add_typer(capacity.app, name="capacity")
-app.add_typer(certify.app, name="certify")
+def build(only: str | None = None) -> typer.Typer:
+    """The app with every sub-command, or only `only` (when it names one)."""
+    app = typer.Typer(
+        name="gpufabric",
+        help="GPU training clusters whose network is fast by construction.",
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    for name, (module, attribute) in SUBCOMMANDS.items():
+        if only in SUBCOMMANDS and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if isinstance(target, typer.Typer):
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
+    return app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        return build()
+    raise AttributeError(name)
 
 
 def main() -> None:
     """Console-script entry point."""
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(build(sys.argv[1] if len(sys.argv) > 1 else None))
     conventions.add_exit_code_epilogs(command)
     stdout_at_start = conventions.stdout_file()
     try:

@@ -44,9 +44,14 @@ class Node:
 class Found:
     nodes: list[Node] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _names: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def add(self, node: Node) -> None:
-        if all(n.name != node.name for n in self.nodes):
+        """Keep the first node of each name (one set look-up: linear in the node count)."""
+        if len(self._names) != len(self.nodes):  # nodes given to the constructor
+            self._names = {n.name for n in self.nodes}
+        if node.name not in self._names:
+            self._names.add(node.name)
             self.nodes.append(node)
 
 

@@ -96,14 +96,29 @@ def _tags(inst: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _group_of(inst: Mapping[str, Any], groups: Sequence[NodeGroup]) -> NodeGroup | None:
-    iid, asg = inst.get("InstanceId"), _tags(inst).get(GROUP_TAG)
-    for group in groups:
-        if group.kind == "autoscaling-group" and asg == group.name:
-            return group
-        if group.kind == "instances" and iid in group.members:
-            return group
-    return None
+def _group_index(groups: Sequence[NodeGroup]) -> dict[tuple[str, str], tuple[int, NodeGroup]]:
+    """(kind, ASG name or instance id) -> (position, group); the first group listed wins."""
+    index: dict[tuple[str, str], tuple[int, NodeGroup]] = {}
+    for pos, group in enumerate(groups):
+        if group.kind == "autoscaling-group":
+            index.setdefault(("asg", group.name), (pos, group))
+        elif group.kind == "instances":
+            for iid in group.members:
+                index.setdefault(("id", iid), (pos, group))
+    return index
+
+
+def _group_of(
+    inst: Mapping[str, Any], index: Mapping[tuple[str, str], tuple[int, NodeGroup]]
+) -> NodeGroup | None:
+    """The first listed group the instance belongs to (by its ASG tag or its id)."""
+    tag = _tags(inst).get(GROUP_TAG)
+    hits = [
+        index.get(("asg", tag)) if tag is not None else None,
+        index.get(("id", str(inst.get("InstanceId")))),
+    ]
+    found = [h for h in hits if h is not None]
+    return min(found, key=lambda h: h[0])[1] if found else None
 
 
 def instances(doc: Any, origin: str) -> Iterator[dict[str, Any]]:
@@ -140,9 +155,10 @@ def match(
     its ids) in another VPC or subnet is left out, with a warning."""
     found = Found()
     vpc, subnets = _stack_network(outputs)
+    index = _group_index(outputs.nodes.groups)
     for origin, doc in docs:
         for inst in instances(doc, origin):
-            group = _group_of(inst, outputs.nodes.groups)
+            group = _group_of(inst, index)
             if group is None:
                 continue
             iid = inst["InstanceId"]
