@@ -9,15 +9,12 @@ What a stack exports is this module's `StackOutputs`, and nothing else holds the
   in the cloud, and sets `group_vars()` on every host;
 - the policies read the exported outputs with `parse()` too.
 
-The lists and the rule both sides share are defined here once as well: the fabrics
-(`FABRICS`, the catalog's `CloudFabric` plus the lab), the encryption modes
-(`ENCRYPTION_MODES`) and the provider-native rule (`encryption_problem`). Ansible gets them
-through the filters in plugins/filter (`gpufabric_switch_problem`,
-`gpufabric_encryption_problem`), never as a list spelled out in a playbook.
+The words both sides share (fabrics, encryption modes, node-group kinds) and the
+provider-native rule live in gpufabric.vocabulary; Ansible gets them through the filters in
+plugins/filter, never as a list spelled out in a playbook.
 
-A new cloud, in three steps:
-1. add its name to `Cloud` (and the node-group kind it uses to `GroupKind`, if new);
-2. in its cluster component, once the names are known:
+A cloud's cluster component (gpufabric.clouds.<cloud>.cluster) builds the outputs once the
+names are known:
 
        outputs = pulumi.Output.all(group=group.name, ...).apply(lambda v: stack_outputs.build(
            cfg, itype,
@@ -26,79 +23,20 @@ A new cloud, in three steps:
        self.outputs = ClusterOutputs(outputs)          # gpufabric.clouds.outputs
        self.outputs.register(self)
 
-3. teach gpufabric.discovery how to list that kind of group (live and from the cloud CLI's
-   JSON); the inventory, policies and playbooks need no change.
+and its discovery module lists that kind of group (live and from the cloud CLI's JSON); the
+inventory, policies and playbooks need no change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from gpufabric.clouds.registry import CloudName
 from gpufabric.errors import UserError
-
-# --- the lists, once ---------------------------------------------------------------------
-
-Cloud = Literal["aws", "gcp", "azure", "oci", "nebius"]
-CloudFabric = Literal["efa", "infiniband", "roce", "tcpxo", "tcpx"]
-"""Fabrics an instance type in the catalog can have."""
-Fabric = Literal[CloudFabric, "lab"]
-"""Every value of gpufabric_fabric: the cloud fabrics plus the lab's."""
-EncryptionMode = Literal["provider-native", "ipsec", "none"]
-GroupKind = Literal[
-    "autoscaling-group", "instances", "managed-instance-group", "scale-set", "cluster-network"
-]
-
-CLOUDS: tuple[str, ...] = get_args(Cloud)
-CLOUD_FABRICS: tuple[str, ...] = get_args(CloudFabric)
-FABRICS: tuple[str, ...] = get_args(Fabric)
-ENCRYPTION_MODES: tuple[str, ...] = get_args(EncryptionMode)
-
-TOPOLOGY_SOURCE: dict[str, str] = {
-    "aws": "aws",
-    "gcp": "gcp",
-    "azure": "ib",
-    "oci": "oci",
-    "nebius": "nebius",
-}
-"""Where the topology role asks for the network topology of a cloud's nodes when the inventory
-does not know every leaf (topology_source): DescribeInstanceTopology, the GCP metadata
-server's physical_host, ibnetdiscover on the InfiniBand fabric (Azure exposes no switch
-topology), OCI's rdmaTopologyData and Nebius's instance-data metadata."""
-
-SWITCHES: dict[str, tuple[str, ...]] = {
-    "gpufabric_fabric": FABRICS,
-    "gpufabric_encryption": ENCRYPTION_MODES,
-}
-"""The cluster-wide Ansible switches whose values are one of a list."""
-
-
-# --- the rules, once ---------------------------------------------------------------------
-
-
-def switch_problem(name: str, value: object) -> str:
-    """'' when `value` is allowed for the switch `name` (gpufabric_fabric, ...), else one line."""
-    allowed = SWITCHES.get(name)
-    if allowed is None:
-        raise UserError(f"{name}: not a gpufabric switch; known: {', '.join(SWITCHES)}")
-    if isinstance(value, str) and value in allowed:
-        return ""
-    shown = "(unset)" if value in (None, "") else repr(value)
-    return f"{name}: {shown} is not valid; use one of {', '.join(allowed)}"
-
-
-def encryption_problem(mode: str, instance_type: str, in_transit: str) -> str:
-    """The provider-native rule: '' when `mode` may be used on a type whose catalog entry says
-    `in_transit` (native | none | unconfirmed), else why not (one line)."""
-    if mode != "provider-native" or in_transit == "native":
-        return ""
-    return (
-        f"{instance_type} is not known to encrypt node-to-node traffic natively "
-        f"(catalog says '{in_transit}'); use 'ipsec', or 'none' on purpose"
-    )
-
+from gpufabric.vocabulary import CloudFabric, EncryptionMode, GroupKind
 
 # --- the outputs -------------------------------------------------------------------------
 
@@ -110,7 +48,7 @@ class _Model(BaseModel):
 class Cluster(_Model):
     """Who the nodes are and how tune-fabric must treat them (the gpufabric_* group vars)."""
 
-    cloud: Cloud
+    cloud: CloudName
     name: str = Field(min_length=1)
     stack: str = Field(min_length=1)
     region: str = Field(min_length=1)

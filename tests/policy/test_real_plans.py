@@ -8,7 +8,7 @@ import pytest
 from gpufabric.policies import check_stack
 from gpufabric.policies.nodes import gpu_nodes
 from gpufabric.policies.storage import node_zones, storage_zones
-from gpufabric.stack_outputs import ENCRYPTION_MODES
+from gpufabric.vocabulary import ENCRYPTION_MODES
 
 from .helpers import STACKS, stack
 

@@ -86,7 +86,7 @@ def test_oci_outputs_say_how_to_find_the_nodes() -> None:
     assert parsed.cluster.compartment == plan_for("oci-h100").config.oci.compartment_id
     (group,) = parsed.nodes.groups
     assert (group.kind, group.id, group.count) == ("cluster-network", "<oci-h100-cn.pool0.id>", 16)
-    assert out["network"]["rdma"]["hcas"] == lookup("BM.GPU.H100.8").oci.rdma_hcas  # type: ignore[union-attr]
+    assert out["network"]["rdma"]["hcas"] == lookup("BM.GPU.H100.8").fabric_hcas
     facts = dict(fabric_summary(plan_for("oci-h100")))
     assert "same AD as the nodes" in facts["Storage"]
 

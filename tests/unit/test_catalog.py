@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufabric.catalog import catalog, lookup
+from gpufabric.clouds.aws import facts as aws_facts
 from gpufabric.clouds.aws.efa import nic_layout
 from gpufabric.errors import ConfigError
 
@@ -25,8 +26,8 @@ def test_aws_entry_matches_the_reference_sheet(name: str) -> None:
     gpus, memory, cards, efa, total = AWS_TYPES[name]
     assert entry.cloud == "aws" and entry.fabric == "efa"
     assert (entry.gpu.count, entry.gpu.memory_gib) == (gpus, memory)
-    assert entry.aws is not None
-    assert (entry.aws.network_cards, entry.aws.efa_devices, entry.total_gbps) == (cards, efa, total)
+    aws = aws_facts.of(entry)
+    assert (aws.network_cards, aws.efa_devices, entry.total_gbps) == (cards, efa, total)
     # per-NIC rate times NICs is the node's fabric line rate
     assert entry.fabric_gbps == total
 
@@ -57,7 +58,7 @@ def test_nic_layout_one_efa_per_card(name: str, layout: str) -> None:
     assert len(primary) == 1
     assert primary[0].interface_type == ("efa" if layout == "efa-primary" else "interface")
     assert all(s.interface_type != "efa-only" for s in primary)
-    assert len(slots) <= lookup(name).aws.max_network_interfaces  # type: ignore[union-attr]
+    assert len(slots) <= aws_facts.of(lookup(name)).max_network_interfaces
 
 
 def test_component_instance_check_names_the_bad_input() -> None:

@@ -17,9 +17,8 @@ def _dev(name: str, layer: str, state: str = "Active") -> dict:
 
 
 def _oci_host(shape: str) -> dict:
-    oci = lookup(shape).oci
-    assert oci is not None
-    names = [*oci.rdma_hcas, "mlx5_2", "mlx5_11"] if shape == "BM.GPU.H100.8" else oci.rdma_hcas
+    hcas = lookup(shape).fabric_hcas
+    names = [*hcas, "mlx5_2", "mlx5_11"] if shape == "BM.GPU.H100.8" else hcas
     return {"rdma_devices": [_dev(n, "Ethernet") for n in names]}
 
 

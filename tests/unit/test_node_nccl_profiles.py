@@ -6,9 +6,10 @@ import pytest
 import yaml
 
 from gpufabric.catalog import lookup
+from gpufabric.clouds.gcp import facts as gcp_facts
 from gpufabric.errors import UserError
 from gpufabric.node import nccl_profiles as profiles
-from gpufabric.stack_outputs import FABRICS
+from gpufabric.vocabulary import FABRICS
 
 LAB_FACTS = {
     "netdevs": [
@@ -92,7 +93,9 @@ def test_tcpx_profile_is_a3_high_gpudirect_tcpx():
     conf = {e["name"]: e["value"] for e in out["conf"]}
     assert out["profile"] == "gcp-tcpx"
     # the catalog's plugin name is the one NCCL is told to load
-    assert conf["NCCL_NET"] == lookup("a3-highgpu-8g").gcp.nccl_plugin == "GPUDirectTCPX_v7"
+    assert (
+        conf["NCCL_NET"] == gcp_facts.of(lookup("a3-highgpu-8g")).nccl_plugin == "GPUDirectTCPX_v7"
+    )
     assert (
         conf["NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"].count(",") + 1
         == lookup("a3-highgpu-8g").fabric_nics

@@ -13,17 +13,16 @@ import pytest
 from tests.pulumi.plans import REPO, plan_for
 
 from gpufabric.catalog import catalog
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.thresholds import thresholds
-from gpufabric.stack_outputs import (
+from gpufabric.stack_outputs import EXPORTS, parse
+from gpufabric.topology.load import FABRIC_SOURCES, sources
+from gpufabric.vocabulary import (
     CLOUD_FABRICS,
-    CLOUDS,
     ENCRYPTION_MODES,
-    EXPORTS,
     FABRICS,
-    TOPOLOGY_SOURCE,
     encryption_problem,
-    parse,
     switch_problem,
 )
 
@@ -59,7 +58,9 @@ def test_the_spelled_list_check_catches_a_copy() -> None:
 
 
 def test_every_cloud_has_a_topology_source() -> None:
-    assert set(TOPOLOGY_SOURCE) == set(CLOUDS)
+    for spec in registry.specs():
+        assert spec.topology_source in sources(), spec.name
+        assert spec.topology_source in (spec.name, *FABRIC_SOURCES), spec.name
 
 
 def test_lists_are_the_catalogs_and_the_gates() -> None:

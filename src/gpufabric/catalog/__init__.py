@@ -9,41 +9,46 @@ from importlib import resources
 import yaml
 from pydantic import ValidationError
 
-from gpufabric.catalog.model import (
-    AwsFacts,
-    AzureFacts,
-    GcpFacts,
-    InstanceType,
-    NebiusFacts,
-    OciFacts,
-)
+from gpufabric.catalog.model import InstanceType
+from gpufabric.clouds import registry
 from gpufabric.errors import ConfigError
 
-__all__ = [
-    "AwsFacts",
-    "AzureFacts",
-    "GcpFacts",
-    "InstanceType",
-    "NebiusFacts",
-    "OciFacts",
-    "catalog",
-    "lookup",
-]
+__all__ = ["InstanceType", "catalog", "lookup"]
 
 
 @cache
 def catalog() -> dict[str, InstanceType]:
-    """All instance types, by name. Loaded once, on first use."""
-    text = resources.files("gpufabric.catalog").joinpath("instances.yaml").read_text()
-    raw = yaml.safe_load(text)["instances"]
-    try:
-        entries = {name: InstanceType(name=name, **fields) for name, fields in raw.items()}
-    except ValidationError as exc:  # a broken catalog is a bug in the repo, not user input
-        raise RuntimeError(f"instances.yaml is invalid: {exc}") from exc
-    for entry in entries.values():
-        if getattr(entry, entry.cloud) is None:
-            raise RuntimeError(f"instances.yaml: {entry.name} lacks its '{entry.cloud}' block")
+    """All instance types, by name: this package's instances.yaml, then the one a cloud's
+    package ships beside it (a cloud outside this repository brings its own). Loaded once."""
+    files = [resources.files("gpufabric.catalog").joinpath("instances.yaml")]
+    for name in registry.names():
+        own = resources.files(registry.packages()[name]).joinpath("instances.yaml")
+        if own.is_file():
+            files.append(own)
+    entries: dict[str, InstanceType] = {}
+    for file in files:
+        for name, fields in yaml.safe_load(file.read_text())["instances"].items():
+            if name in entries:
+                raise RuntimeError(f"{file}: {name} is already in the catalog")
+            entries[name] = _entry(name, dict(fields), file.name)
     return entries
+
+
+def _entry(name: str, fields: dict, where: str) -> InstanceType:
+    """One entry, its cloud's block typed by that cloud's package (facts.FACTS)."""
+    cloud = str(fields.get("cloud", ""))
+    others = sorted(set(fields) & set(registry.names()) - {cloud})
+    if others:
+        raise RuntimeError(f"{where}: {name} is a {cloud} type with a '{others[0]}' block")
+    try:
+        registry.known(cloud)
+        block = fields.pop(cloud, None)
+        if block is None:
+            raise RuntimeError(f"{where}: {name} lacks its '{cloud}' block")
+        wiring = registry.module(cloud, "facts").FACTS.model_validate(block)
+        return InstanceType(name=name, wiring=wiring, **fields)
+    except (ValidationError, ValueError) as exc:  # a broken catalog is a bug, not user input
+        raise RuntimeError(f"{where} is invalid: {name}: {exc}") from exc
 
 
 def lookup(name: str, key: str = "gpufabric:instanceType") -> InstanceType:

@@ -52,7 +52,7 @@ def keep_secret(output: pulumi.Input[Any], secrets: Collection[str]) -> pulumi.O
 def check_instance(args_name: str, cloud: str, config_type: str, itype: InstanceType) -> None:
     """Constructor check shared by the components: the catalog entry is this cloud's and the
     config's; names the bad input."""
-    if itype.cloud != cloud or getattr(itype, cloud) is None:
+    if itype.cloud != cloud:
         raise ValueError(f"{args_name}.instance: {itype.name} is a {itype.cloud} type, not {cloud}")
     if config_type != itype.name:
         raise ValueError(

@@ -17,6 +17,9 @@ import importlib.util
 import os
 from functools import cache
 from types import ModuleType
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from gpufabric.clouds.spec import CloudSpec
 from gpufabric.errors import UserError
@@ -92,3 +95,14 @@ def _spec(name: str, package: str) -> CloudSpec:
     if not isinstance(spec, CloudSpec) or spec.name != name:
         raise RuntimeError(f"{package}: CLOUD must be a CloudSpec named {name!r}")
     return spec
+
+
+def known(value: str) -> str:
+    """A registered cloud's name, else ValueError naming the known ones (for pydantic)."""
+    if value not in names():
+        raise ValueError(f"{value!r} is not a known cloud; known: {', '.join(names())}")
+    return value
+
+
+CloudName = Annotated[str, AfterValidator(known)]
+"""A cloud's name, checked against the registry (the only list of clouds)."""

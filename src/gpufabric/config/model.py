@@ -24,7 +24,7 @@ from gpufabric.clouds.gcp.settings import (
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig, NebiusSettings
 from gpufabric.clouds.oci.settings import OciLustreConfig, OciSettings
 from gpufabric.config.base import Cidr, ConfigModel, KmsKey
-from gpufabric.stack_outputs import EncryptionMode
+from gpufabric.vocabulary import EncryptionMode
 
 NodeGroupMode = Literal["group", "instances"]
 CapacityType = Literal["on-demand", "reservation", "capacity-block"]

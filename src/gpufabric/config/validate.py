@@ -12,7 +12,7 @@ from gpufabric.catalog import InstanceType, lookup
 from gpufabric.clouds import registry
 from gpufabric.config.model import StackConfig
 from gpufabric.errors import ConfigError
-from gpufabric.stack_outputs import encryption_problem
+from gpufabric.vocabulary import encryption_problem
 
 
 def region_keys() -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Which of a host's RDMA devices are its fabric NICs, by the catalog's per-type list.
 
-OCI bare-metal GPU shapes show their front-end NIC as one more ConnectX with an Ethernet link
-layer beside the RoCE HCAs of the cluster network; only the catalog's `oci.rdma_hcas` carry NCCL
-(docs/sources.md O.1). Nebius VMs show 8 InfiniBand HCAs (`nebius.ib_hcas`, N.1). This
+Some bare-metal GPU shapes show their front-end NIC as one more ConnectX with an Ethernet link
+layer beside the RoCE HCAs of the fabric; only the catalog's `fabric_hcas` carry NCCL
+(docs/sources.md O.1, N.1). This
 tells, per host, which fabric NICs are there and up, which are missing or down, and which RDMA
 devices are not fabric NICs (the front end) so that nothing is tuned or used by mistake.
 """
@@ -21,11 +21,7 @@ _LAYER = {"roce": "Ethernet", "infiniband": "InfiniBand"}
 def expected(instance_type: str) -> tuple[list[str], str] | None:
     """(fabric HCA names, link layer) the catalog names for the type; None if it names none."""
     entry = lookup(instance_type, key="gpufabric_instance_type")
-    names: list[str] = []
-    if entry.oci is not None:
-        names = list(entry.oci.rdma_hcas)
-    elif entry.nebius is not None:
-        names = list(entry.nebius.ib_hcas)
+    names = list(entry.fabric_hcas)
     layer = _LAYER.get(entry.fabric)
     if not names or layer is None:
         return None
@@ -90,8 +86,8 @@ def roce_ports(
     """The netdevs roce_qos configures, from its probe's 'netdev rdma-device' lines.
 
     `interfaces` (roce_qos_interfaces) wins when given; else the ports of `devices`
-    (roce_qos_rdma_devices), else of the instance type's catalog HCA list (OCI: the cluster
-    network's HCAs, never the front-end NIC), else every RoCE port found."""
+    (roce_qos_rdma_devices), else of the instance type's catalog HCA list (fabric_hcas: the
+    fabric's HCAs, never a front-end NIC), else every RoCE port found."""
     pairs = [line.split() for line in found if line.strip()]
     if any(len(p) != 2 for p in pairs):
         bad = next(line for line in found if line.strip() and len(line.split()) != 2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufabric.errors import UserError
-from gpufabric.stack_outputs import switch_problem
+from gpufabric.vocabulary import switch_problem
 
 
 def _decision(run: bool, reason: str) -> dict[str, Any]:

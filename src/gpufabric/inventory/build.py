@@ -6,8 +6,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpufabric.clouds import registry
 from gpufabric.discovery import Node
-from gpufabric.stack_outputs import TOPOLOGY_SOURCE, StackOutputs
+from gpufabric.stack_outputs import StackOutputs
 
 TARGET_GROUP = "gpu_nodes"
 
@@ -46,7 +47,7 @@ def inventory(
     # with every leaf known the topology role reads the inventory; else it asks the cloud
     all_leaves = all("gpufabric_leaf" in hv for hv in hostvars.values())
     group_vars["gpufabric_topology_source"] = (
-        "inventory" if all_leaves else TOPOLOGY_SOURCE[outputs.cluster.cloud]
+        "inventory" if all_leaves else registry.get(outputs.cluster.cloud).topology_source
     )
     inv: dict[str, Any] = {
         "_meta": {"hostvars": hostvars},

@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpufabric.errors import UserError
-from gpufabric.stack_outputs import Fabric
+from gpufabric.vocabulary import Fabric
 
 _COND = re.compile(r"^(<=|>=|<|>|==)\s*(\d+(?:\.\d+)*)$")
 # Never written to /etc/nccl.conf, not even in a comment: ClusterMAX's nccl-autoconfig check
@@ -199,16 +199,6 @@ def _lab_ifname(facts: dict[str, Any], _opts: dict[str, Any]) -> str:
     return "=" + up[0]["name"] if up else ""
 
 
-def _azure_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
-    instance_type = str(opts.get("instance_type") or "")
-    if not instance_type:
-        return ""
-    from gpufabric.catalog import lookup  # the catalog is the one place instance facts live
-
-    azure = lookup(instance_type).azure
-    return (azure.nccl_topology_file or "") if azure else ""
-
-
 def _catalog(opts: dict[str, Any]) -> Any:
     instance_type = str(opts.get("instance_type") or "")
     if not instance_type:
@@ -219,22 +209,24 @@ def _catalog(opts: dict[str, Any]) -> Any:
 
 
 def _catalog_rdma_hcas(facts: dict[str, Any], opts: dict[str, Any]) -> str:
-    """OCI: the shape's RDMA HCAs (the front-end NIC is not one of them); without an instance
-    type, the host's active RoCE ports."""
+    """The type's RoCE HCAs as the catalog names them (the front-end NIC is not one of them);
+    without an instance type, or where the catalog names none, the host's active RoCE ports."""
     entry = _catalog(opts)
-    if entry is None or entry.oci is None or not entry.oci.rdma_hcas:
+    if entry is None or not entry.fabric_hcas:
         return _hcas(facts, "Ethernet")
-    return "=" + ",".join(entry.oci.rdma_hcas)
+    return "=" + ",".join(entry.fabric_hcas)
 
 
 def _catalog_ib_ports(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
+    """The type's InfiniBand HCAs as the catalog names them, port 1 each."""
     entry = _catalog(opts)
-    return ",".join(f"{h}:1" for h in entry.nebius.ib_hcas) if entry and entry.nebius else ""
+    return ",".join(f"{h}:1" for h in entry.fabric_hcas) if entry else ""
 
 
-def _nebius_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
+def _catalog_topology_file(_facts: dict[str, Any], opts: dict[str, Any]) -> str:
+    """The NCCL topology file the type's image ships, where the catalog names one."""
     entry = _catalog(opts)
-    return entry.nebius.nccl_topology_file if entry and entry.nebius else ""
+    return (entry.nccl_topology_file or "") if entry else ""
 
 
 COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
@@ -245,10 +237,9 @@ COMPUTED: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
         opts.get("gid_index") if opts.get("gid_index") is not None else ROCE_V2_GID_INDEX
     ),
     "lab_ifname": _lab_ifname,
-    "azure_topology_file": _azure_topology_file,
+    "catalog_topology_file": _catalog_topology_file,
     "catalog_rdma_hcas": _catalog_rdma_hcas,
     "catalog_ib_ports": _catalog_ib_ports,
-    "nebius_topology_file": _nebius_topology_file,
 }
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpufabric.catalog import catalog
+from gpufabric.clouds.gcp import facts as gcp_facts
 from gpufabric.policies.model import (
     Resource,
     ResourcePolicy,
@@ -215,9 +216,10 @@ def gcp_gpu_networks(stack: Stack) -> dict[str, tuple[Resource, list[str]]]:
     for node in gpu_nodes(stack):
         definition = node.definition
         entry = catalog().get(instance_type(definition) or "")
-        if not definition.type.startswith("gcp:") or entry is None or entry.gcp is None:
+        if not definition.type.startswith("gcp:") or entry is None or entry.cloud != "gcp":
             continue
-        for nic in list(maps(definition.props.get("networkInterfaces")))[entry.gcp.host_nics :]:
+        host_nics = gcp_facts.of(entry).host_nics
+        for nic in list(maps(definition.props.get("networkInterfaces")))[host_nics:]:
             subnet = stack.resolve(
                 nic.get("subnetwork"), [GCP_SUBNET], definition, "networkInterfaces"
             )

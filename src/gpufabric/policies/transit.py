@@ -12,7 +12,8 @@ from gpufabric.catalog import catalog
 from gpufabric.errors import UserError
 from gpufabric.policies.model import Resource, Stack, StackPolicy
 from gpufabric.policies.nodes import gpu_nodes, instance_type
-from gpufabric.stack_outputs import ENCRYPTION_MODES, encryption_problem, parse
+from gpufabric.stack_outputs import parse
+from gpufabric.vocabulary import ENCRYPTION_MODES, encryption_problem
 
 _STACK = Resource("pulumi:pulumi:Stack", "(stack outputs)", "", {})
 

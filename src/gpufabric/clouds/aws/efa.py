@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.aws import facts
 
 InterfaceType = Literal["interface", "efa", "efa-only"]
 
@@ -37,12 +38,13 @@ class NicSlot:
 
 def nic_layout(itype: InstanceType, layout: Literal["efa-primary", "ena-primary"]) -> list[NicSlot]:
     """Every network interface of one node, in launch-template order."""
-    if itype.aws is None:
+    if not isinstance(itype.wiring, facts.AwsFacts):
         raise ValueError(f"{itype.name} is not an AWS instance type")
-    cards = itype.aws.network_cards
-    if itype.aws.efa_devices != cards:
+    aws = itype.wiring
+    cards = aws.network_cards
+    if aws.efa_devices != cards:
         raise ValueError(
-            f"{itype.name}: {itype.aws.efa_devices} EFA devices on {cards} cards; "
+            f"{itype.name}: {aws.efa_devices} EFA devices on {cards} cards; "
             "this layout assumes one EFA per card"
         )
     if layout == "efa-primary":

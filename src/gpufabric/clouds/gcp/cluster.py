@@ -37,7 +37,7 @@ class GcpCluster(pulumi.ComponentResource):
         super().__init__("gpufabric:gcp:Cluster", name, None, opts)
         cfg, itype = args.config, args.instance
         _check_args(cfg, itype)
-        assert itype.gcp is not None and cfg.gcp.project is not None
+        assert cfg.gcp.project is not None
         host_mtu, mtu = vpc_mtus(cfg, itype)
         labels = {CLUSTER_LABEL: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
 

@@ -16,6 +16,7 @@ import pulumi_gcp.compute as compute
 import pulumi_gcp.servicenetworking as servicenetworking
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.roce import RoceGuard, roce_firewall
 from gpufabric.clouds.gcp.rules import gpu_subnets
 from gpufabric.clouds.gcp.settings import ManagedLustreConfig
@@ -71,8 +72,7 @@ LUSTRE_VPC_MTU = 8896
 def vpc_mtus(cfg: StackConfig, itype: InstanceType) -> tuple[int, int]:
     """(host VPCs, GPU VPCs) MTU: gcp.mtu when set, else the catalog's; the host VPCs take
     Managed Lustre's 8896 when the cluster has Managed Lustre."""
-    assert itype.gcp is not None
-    gpu = cfg.gcp.mtu or itype.gcp.mtu
+    gpu = cfg.gcp.mtu or facts.of(itype).mtu
     if cfg.gcp.mtu is None and isinstance(cfg.storage, ManagedLustreConfig):
         return LUSTRE_VPC_MTU, gpu
     return gpu, gpu
@@ -81,7 +81,7 @@ def vpc_mtus(cfg: StackConfig, itype: InstanceType) -> tuple[int, int]:
 def build_network(
     cfg: StackConfig, itype: InstanceType, labels: dict[str, str], parent: pulumi.Resource
 ) -> GcpNetwork:
-    assert itype.gcp is not None and cfg.gcp.project is not None
+    assert cfg.gcp.project is not None
     opts = pulumi.ResourceOptions(parent=parent)
     project = cfg.gcp.project
     host_mtu, mtu = vpc_mtus(cfg, itype)
@@ -95,7 +95,7 @@ def build_network(
         cfg, "management", host_vpc, cfg.network.management_subnet, opts, google_access=True
     )
     extra_host = []
-    for index in range(1, itype.gcp.host_nics):
+    for index in range(1, facts.of(itype).host_nics):
         vpc = _vpc(cfg, f"{name}-host-{index}", host_mtu, None, False, opts)
         extra_host.append(
             _subnet(
@@ -106,7 +106,7 @@ def build_network(
     ranges = gpu_subnets(cfg, itype)
     profile: str | None = None
     gpu: list[GcpSubnet] = []
-    if itype.gcp.gpu_network == "rdma-roce":
+    if facts.of(itype).gpu_network == "rdma-roce":
         profile = roce_profile(project, cfg.zone)
         rdma_vpc = _vpc(cfg, f"{name}-rdma", mtu, profile, False, opts)
         gpu = [

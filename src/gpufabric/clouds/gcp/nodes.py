@@ -23,6 +23,7 @@ import pulumi
 import pulumi_gcp.compute as compute
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
 from gpufabric.clouds.gcp.placement import compact_placement, provisioning_model
 from gpufabric.clouds.outputs import user_data_input
@@ -45,10 +46,10 @@ class NicSlot:
 
 def nic_layout(itype: InstanceType) -> list[NicSlot]:
     """Host gVNICs first (nic0 = host-0), then one NIC per GPU NIC. Pure data, from the catalog."""
-    assert itype.gcp is not None
-    slots = [NicSlot(f"host-{i}", "GVNIC") for i in range(itype.gcp.host_nics)]
-    prefix = "rdma" if itype.gcp.gpu_network == "rdma-roce" else "gpu"
-    slots += [NicSlot(f"{prefix}-{i}", itype.gcp.gpu_nic_type) for i in range(itype.fabric_nics)]
+    gcp = facts.of(itype)
+    slots = [NicSlot(f"host-{i}", "GVNIC") for i in range(gcp.host_nics)]
+    prefix = "rdma" if gcp.gpu_network == "rdma-roce" else "gpu"
+    slots += [NicSlot(f"{prefix}-{i}", gcp.gpu_nic_type) for i in range(itype.fabric_nics)]
     return slots
 
 

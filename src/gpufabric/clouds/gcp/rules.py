@@ -11,6 +11,7 @@ import math
 import re
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.placement import dense_reservation
 from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.config.model import NoStorage, StackConfig
@@ -60,7 +61,6 @@ def check_flow_logs(cfg: StackConfig) -> None:
 
 def check(cfg: StackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
-    assert itype.gcp is not None
     if cfg.gcp.project is None:
         raise ConfigError(
             "gpufabric:gcp.project", None, "required on GCP: the project id (same as gcp:project)"
@@ -166,15 +166,14 @@ def gpu_subnets(cfg: StackConfig, itype: InstanceType) -> list[str]:
 
 
 def _check_gpu_network(cfg: StackConfig, itype: InstanceType) -> None:
-    assert itype.gcp is not None
     gpu = ipaddress.IPv4Network(cfg.gcp.gpu_cidr)
     ranges = {"gpufabric:network.cidr": cfg.network.cidr}
-    if itype.gcp.host_nics > 1:
+    if facts.of(itype).host_nics > 1:
         ranges["gpufabric:gcp.secondaryHostCidr"] = cfg.gcp.secondary_host_cidr
     for key, cidr in ranges.items():
         if gpu.overlaps(ipaddress.IPv4Network(cidr)):
             raise ConfigError("gpufabric:gcp.gpuCidr", cfg.gcp.gpu_cidr, f"overlaps {key} {cidr}")
-    if itype.gcp.host_nics > 1:
+    if facts.of(itype).host_nics > 1:
         second = ipaddress.IPv4Network(cfg.gcp.secondary_host_cidr)
         if second.overlaps(ipaddress.IPv4Network(cfg.network.cidr)):
             raise ConfigError(

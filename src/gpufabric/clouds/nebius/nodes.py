@@ -12,6 +12,7 @@ import pulumi
 import pulumi_nebius as nebius
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.nebius import facts
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.config import StackConfig
 from gpufabric.inputs.writers import cloud_config
@@ -41,7 +42,7 @@ def build_nodes(
     labels: dict[str, str],
     parent: pulumi.Resource,
 ) -> NebiusNodes:
-    assert itype.nebius is not None
+    wiring = facts.of(itype)
     settings = cfg.nebius
     project = settings.project_id
     opts = pulumi.ResourceOptions(parent=parent)
@@ -55,7 +56,7 @@ def build_nodes(
             name=name,
             hostname=name,
             resources=nebius.ComputeV1InstanceResourcesArgs(
-                platform=itype.nebius.platform, preset=itype.nebius.preset
+                platform=wiring.platform, preset=wiring.preset
             ),
             gpu_cluster=nebius.ComputeV1InstanceGpuClusterArgs(id=gpu_cluster.id),
             boot_disk=nebius.ComputeV1InstanceBootDiskArgs(

@@ -43,7 +43,6 @@ def check_flow_logs(cfg: StackConfig) -> None:
 
 def check(cfg: StackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
-    assert itype.nebius is not None
     settings = cfg.nebius
     for key, value, what in (
         ("projectId", settings.project_id, "the project that owns every resource"),

@@ -74,7 +74,7 @@ class OciCluster(pulumi.ComponentResource):
                     # the RDMA network is the cluster network's, not the VCN's
                     "rdma": {
                         "clusterNetworkId": v["cluster_network"],
-                        "hcas": list(itype.oci.rdma_hcas) if itype.oci else [],
+                        "hcas": list(itype.fabric_hcas),
                         "agentPlugins": list(RDMA_PLUGINS),
                     },
                     "placementGroup": {

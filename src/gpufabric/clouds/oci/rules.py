@@ -41,7 +41,6 @@ def check_flow_logs(cfg: StackConfig) -> None:
 
 def check(cfg: StackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
-    assert itype.oci is not None
     settings = cfg.oci
     for key, value, what in (
         ("compartmentId", settings.compartment_id, "the compartment OCID for every resource"),
