@@ -44,7 +44,7 @@ def _user(fn: F) -> F:
 @_user
 def switch_problem(value: Any, name: str) -> str:
     """'' when `value` is allowed for the switch `name` (gpufabric_fabric, ...), else one line."""
-    from gpufabric.stack_outputs import switch_problem as problem
+    from gpufabric.vocabulary import switch_problem as problem
 
     return problem(name, value)
 
@@ -53,7 +53,7 @@ def switch_problem(value: Any, name: str) -> str:
 def encryption_problem(mode: str, instance_type: str) -> str:
     """'' when `mode` may be used on `instance_type` (the catalog's in-transit fact), else why."""
     from gpufabric.catalog import lookup
-    from gpufabric.stack_outputs import encryption_problem as problem
+    from gpufabric.vocabulary import encryption_problem as problem
 
     entry = lookup(instance_type, key="gpufabric_instance_type")
     return problem(mode, entry.name, entry.encryption_in_transit)
