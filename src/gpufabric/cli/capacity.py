@@ -7,7 +7,6 @@ saved CLI JSON, and turns a choice into stack config; the choice itself is cloud
 
 from __future__ import annotations
 
-import importlib
 import json
 import shlex
 from pathlib import Path
@@ -16,20 +15,13 @@ from typing import Annotated, Any
 
 import typer
 
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
 
 app = typer.Typer(
     no_args_is_help=True,
     help="Choose reservations / blocks by network position before launch; check after.",
 )
-
-# the cloud (the stack's instance type's) -> the module that reads its capacity
-# (moves onto the clouds' registry when it lands)
-READERS = {
-    "aws": "gpufabric.clouds.aws.capacity",
-    "gcp": "gpufabric.clouds.gcp.capacity",
-    "oci": "gpufabric.clouds.oci.capacity",
-}
 
 StackOpt = Annotated[
     str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.<stack>.yaml)")
@@ -45,12 +37,14 @@ FromOpt = Annotated[
 
 
 def _reader(cloud: str) -> ModuleType:
-    if cloud not in READERS:
+    """The cloud's capacity reader (gpufabric.clouds.<cloud>.capacity)."""
+    readers = sorted(n for n in registry.names() if registry.has_module(n, "capacity"))
+    if cloud not in readers:
         raise UserError(
-            f"capacity by network position is read on {', '.join(sorted(READERS))}; "
+            f"capacity by network position is read on {', '.join(readers)}; "
             f"this stack is on {cloud}"
         )
-    return importlib.import_module(READERS[cloud])
+    return registry.module(cloud, "capacity")
 
 
 def _stack(stack: str) -> tuple[Any, Path, dict[str, Any]]:
