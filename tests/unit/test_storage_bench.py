@@ -127,12 +127,21 @@ def test_bad_fio_reports_are_one_line(text: str, words: str) -> None:
         parse_fio(text, "x.json")
 
 
-@pytest.mark.parametrize("bad", ["NaN", "-1", '"many"', "true", "Infinity"])
-def test_nonsense_numbers_name_the_field(bad: str) -> None:
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        ("-1", "'io_bytes' must be a non-negative number"),
+        ('"many"', "'io_bytes' must be a non-negative number"),
+        ("true", "'io_bytes' must be a non-negative number"),
+        ("NaN", "x.json: NaN is not a number gpufabric accepts"),  # strict JSON refuses it first
+        ("Infinity", "x.json: Infinity is not a number gpufabric accepts"),
+    ],
+)
+def test_nonsense_numbers_name_the_field(bad: str, words: str) -> None:
     text = (DATA / "a" / "write.json").read_text()
     broken = text.replace('"io_bytes" : 67108864', f'"io_bytes" : {bad}', 1)
     assert broken != text
-    with pytest.raises(UserError, match="'io_bytes' must be a non-negative number"):
+    with pytest.raises(UserError, match=words):
         parse_fio(broken, "x.json")
 
 
@@ -145,7 +154,7 @@ def test_warnings_before_the_json_are_skipped() -> None:
 def test_binary_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "write.json"
     path.write_bytes(b"\xff\xfe\x00binary")
-    with pytest.raises(UserError, match="not text"):
+    with pytest.raises(UserError, match=r"write.json: not UTF-8 .*, expected a fio JSON report"):
         read_fio(path)
 
 

@@ -38,6 +38,23 @@ RatedGBps = Annotated[
     typer.Option("--rated-gbps", help="The file system's rated throughput, GB/s (plan summary)"),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of text")]
+Hosts = Annotated[
+    str | None,
+    typer.Option(
+        "--hosts",
+        help="Comma-separated hosts the benchmark ran on: reports from others are refused, "
+        "an asked host without reports fails",
+    ),
+]
+
+
+def hosts_from(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    hosts = [h.strip() for h in value.split(",")]
+    if not hosts or any(not h or "/" in h or h in (".", "..") for h in hosts):
+        raise UserError(f"--hosts: {value!r} is not valid; comma-separated host names")
+    return hosts
 
 
 def _positive(name: str, value: float | None) -> None:
@@ -90,11 +107,12 @@ def gate_cmd(
     read_gbps: ReadGBps = None,
     rated_gbps: RatedGBps = None,
     as_json: AsJson = False,
+    hosts: Hosts = None,
 ) -> None:
     """Gate measured figures against the goal and the rated throughput; exit 1 on a failure."""
     goal = goal_from(size_gib, write_seconds, read_gbps)
     _positive("--rated-gbps", rated_gbps)
-    result = gate(load_results(results), goal, rated_gbps)
+    result = gate(load_results(results, hosts_from(hosts)), goal, rated_gbps)
     _print(result, as_json)
     if not result.passed:
         raise typer.Exit(1)
@@ -108,11 +126,12 @@ def report_cmd(
     write_seconds: WriteSeconds = None,
     read_gbps: ReadGBps = None,
     rated_gbps: RatedGBps = None,
+    hosts: Hosts = None,
 ) -> None:
     """Write report.md and report.json (figures per node and phase, verdicts); exit 1 on a failure."""
     goal = goal_from(size_gib, write_seconds, read_gbps)
     _positive("--rated-gbps", rated_gbps)
-    loaded = load_results(results)
+    loaded = load_results(results, hosts_from(hosts))
     result = gate(loaded, goal, rated_gbps)
     page = write_report(out, loaded, result, goal, rated_gbps)
     typer.echo(

@@ -13,13 +13,14 @@ that holds no JSON object, or one with missing or nonsensical numbers, is a User
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import read_text
+from gpufabric.inputs.formats import parse_json
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,9 @@ def _json_part(text: str, source: str) -> dict[str, Any]:
         raise UserError(f"{source}: no fio JSON report in it (run fio with --output-format=json)")
     if end < start:
         raise UserError(f"{source}: fio JSON is cut short or broken (no closing brace)")
-    try:
-        data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"{source}: fio JSON is cut short or broken ({exc.msg} at line {exc.lineno})"
-        ) from None
+    # strict JSON (gpufabric.inputs): a key given twice ("error": 5, "error": 0 would read as
+    # no error), NaN or a nesting bomb is refused naming the file
+    data = parse_json(text[start : end + 1], where=source)
     if not isinstance(data, dict):
         raise UserError(f"{source}: fio JSON must be an object")
     return data
@@ -111,12 +109,4 @@ def parse_fio(text: str, source: str) -> FioRun:
 
 
 def read_fio(path: Path) -> FioRun:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not text (binary data where fio JSON was expected)") from None
-    return parse_fio(text, str(path))
+    return parse_fio(read_text(path, what="a fio JSON report"), str(path))

@@ -11,12 +11,12 @@ Shapes, from the printf formats of hpc/ior@3b5f4fc src/ior-output.c and src/mdte
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
 
 MIB = 1 << 20
 _MDTEST_ROW = re.compile(r"^\s*(?P<op>[A-Za-z][A-Za-z ()]*?)\s*:\s+(?P<nums>[-0-9.eE+ NA]+)$")
@@ -73,10 +73,7 @@ def parse_ior(text: str, source: str) -> IorResult:
 
 
 def _parse_ior_json(text: str, source: str) -> IorResult:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{source}: IOR JSON is broken ({exc.msg} at line {exc.lineno})") from None
+    data = parse_json(text, where=source)  # strict: a key given twice, NaN refused
     rows = data.get("summary") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
         raise UserError(f"{source}: IOR JSON without a 'summary' list")

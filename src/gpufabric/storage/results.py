@@ -17,9 +17,16 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from functools import cache
+from importlib import resources
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import read_text
 from gpufabric.storage.fio import FioRun, read_fio
 from gpufabric.storage.ior import IorResult, parse_ior, parse_mdtest
 
@@ -82,6 +89,12 @@ class Results:
     mdtest: dict[str, float] | None
 
 
+@cache
+def _impossible() -> dict[str, Any]:
+    text = resources.files("gpufabric.storage").joinpath("thresholds.yaml").read_text()
+    return yaml.safe_load(text)["impossible"]
+
+
 def _node(host: str, phase: str, run: FioRun) -> NodeFigure:
     side = "write" if phase == "write" else "read"
     amount = 0
@@ -92,22 +105,80 @@ def _node(host: str, phase: str, run: FioRun) -> NodeFigure:
         amount += part.io_bytes if phase in BYTE_PHASES else part.ios
         runtime_ms = max(runtime_ms, part.runtime_ms)
         error = error or job.error
+    _check_possible(run, phase, amount, runtime_ms)
     return NodeFigure(host, amount, runtime_ms / 1000, run.end_ms - runtime_ms, run.end_ms, error)
 
 
-def load_results(directory: Path) -> Results:
+def _check_possible(run: FioRun, phase: str, amount: int, runtime_ms: int) -> None:
+    """A report no real run can write (gigabytes in 0 ms, a clock in 1970) is refused."""
+    limits = _impossible()
+    earliest = date.fromisoformat(str(limits["earliest_report"]))
+    when = datetime.fromtimestamp(run.end_ms / 1000, UTC)
+    if when.date() < earliest:
+        raise UserError(
+            f"{run.source}: report time {when:%Y-%m-%d %H:%M} UTC is before {earliest} "
+            "(a clock that was never set): not a real run"
+        )
+    rate = amount / (max(runtime_ms, 1) / 1000)
+    if phase in BYTE_PHASES and rate > float(limits["node_bytes_per_s"]):
+        raise UserError(
+            f"{run.source}: {phase} of {amount / 2**30:.2f} GiB in {runtime_ms} ms "
+            f"({rate / 1e9:,.0f} GB/s) is beyond any node: a broken report"
+        )
+    if phase not in BYTE_PHASES and rate > float(limits["node_ops_per_s"]):
+        raise UserError(
+            f"{run.source}: {phase} of {amount:,} files in {runtime_ms} ms "
+            f"({rate:,.0f}/s) is beyond any node: a broken report"
+        )
+
+
+def _read_ior(directory: Path) -> IorResult | None:
+    """ior.txt and / or ior.json; both present must tell the same figures (within 1%)."""
+    found = [
+        parse_ior(_text(directory / name), str(directory / name))
+        for name in ("ior.txt", "ior.json")
+        if (directory / name).exists()
+    ]
+    if len(found) == 2:
+        text, js = found
+        for op in sorted(set(text.mean_gbps) | set(js.mean_gbps)):
+            a, b = text.mean_gbps.get(op), js.mean_gbps.get(op)
+            if a is None or b is None or abs(a - b) > 0.01 * max(a, b):
+                raise UserError(
+                    f"{directory}: ior.txt and ior.json disagree on the {op} mean "
+                    f"({_mibs(a)} vs {_mibs(b)}): two reports of one run must agree; "
+                    "keep the one of this run"
+                )
+    return found[-1] if found else None
+
+
+def _mibs(gbps: float | None) -> str:
+    return "none" if gbps is None else f"{gbps * 1e9 / 2**20:,.1f} MiB/s"
+
+
+def load_results(directory: Path, hosts: list[str] | None = None) -> Results:
+    """The figures of `directory`; with `hosts`, the hosts the benchmark was asked to run on:
+    a report from another host is refused, an asked host without reports fails the gate."""
     if not directory.is_dir():
         raise UserError(f"{directory}: not a directory of storage benchmark results")
-    hosts = sorted(
+    found = sorted(
         d.name
         for d in directory.iterdir()
         if d.is_dir() and any((d / f"{phase}.json").exists() for phase in PHASES)
     )
-    if not hosts:
+    if hosts is not None:
+        extra = sorted(set(found) - set(hosts))
+        if extra:
+            raise UserError(
+                f"{directory}: reports from {', '.join(extra)}, not among --hosts "
+                f"({', '.join(hosts)}): an earlier run's? remove them"
+            )
+        found = sorted(set(hosts))
+    elif not found:
         raise UserError(f"{directory}: no <host>/<phase>.json fio reports in it")
     per_phase: dict[str, list[NodeFigure]] = {}
     missing: list[tuple[str, str]] = []
-    for host in hosts:
+    for host in found:
         for phase in PHASES:
             path = directory / host / f"{phase}.json"
             if not path.exists():
@@ -115,18 +186,12 @@ def load_results(directory: Path) -> Results:
                 continue
             per_phase.setdefault(phase, []).append(_node(host, phase, read_fio(path)))
     phases = {p: PhaseFigure(p, tuple(nodes)) for p, nodes in per_phase.items()}
-    ior = None
-    for name in ("ior.txt", "ior.json"):
-        if (directory / name).exists():
-            ior = parse_ior(_text(directory / name), str(directory / name))
+    ior = _read_ior(directory)
     mdtest = None
     if (directory / "mdtest.txt").exists():
         mdtest = parse_mdtest(_text(directory / "mdtest.txt"), str(directory / "mdtest.txt"))
-    return Results(str(directory), tuple(hosts), phases, tuple(missing), ior, mdtest)
+    return Results(str(directory), tuple(found), phases, tuple(missing), ior, mdtest)
 
 
 def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read as text ({exc})") from None
+    return read_text(path, what="an IOR or mdtest summary")
