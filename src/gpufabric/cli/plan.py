@@ -36,9 +36,9 @@ def plan(
     else:
         render_plan(result)
     if policy:
-        from gpufabric.policies.offline import check_plan, report
+        from gpufabric.policies.offline import check_and_report
 
-        violations = check_plan(result)
-        typer.echo(report(violations), err=as_json)  # --json keeps stdout pure JSON
+        violations, text = check_and_report(result)
+        typer.echo(text, err=as_json)  # --json keeps stdout pure JSON
         if violations:
             raise typer.Exit(1)

@@ -117,6 +117,9 @@ class ResourcePolicy:
     name: str
     description: str
     check: ResourceCheck
+    clouds: tuple[str, ...]
+    """The clouds whose resources it reads (gpufabric's cloud names); elsewhere it does not
+    apply, and `gpufabric plan --policy` says so."""
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,21 @@ class StackPolicy:
     name: str
     description: str
     check: StackCheck
+    clouds: tuple[str, ...]
+    """As ResourcePolicy.clouds."""
     needs_outputs: bool = False
     """Reads the stack's outputs (exports), not only its resources."""
+
+
+def resource_cloud(resource_type: str) -> str:
+    """The cloud of a resource type: its Pulumi package, without a '-native' suffix
+    ('aws:ec2/...' -> aws, 'azure-native:network:...' -> azure)."""
+    return resource_type.split(":", 1)[0].removesuffix("-native")
+
+
+def stack_clouds(resources: Iterable[Resource]) -> set[str]:
+    """The clouds a stack's resources belong to (Pulumi's own types left out)."""
+    return {resource_cloud(r.type) for r in resources} - {"pulumi"}
 
 
 # -- small readers for wire-shaped values (dicts, lists, or the policy SDK's proxies) --

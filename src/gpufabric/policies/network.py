@@ -8,6 +8,7 @@ from typing import Any
 
 from gpufabric.catalog import catalog
 from gpufabric.clouds.gcp import facts as gcp_facts
+from gpufabric.policies.ingress import allowed_ingress
 from gpufabric.policies.model import (
     Resource,
     ResourcePolicy,
@@ -45,42 +46,23 @@ def is_world(source: Any) -> bool:
 
 
 def _world_ingress(res: Resource) -> list[str]:
-    props = res.props
-    sources: list[Any] = []
-    if res.type == AWS_INGRESS:
-        sources = [props.get("cidrIpv4"), props.get("cidrIpv6")]
-    elif res.type == AWS_SG_RULE and props.get("type") == "ingress":
-        sources = [*as_list(props.get("cidrBlocks")), *as_list(props.get("ipv6CidrBlocks"))]
-    elif res.type == AWS_SG:
-        for rule in maps(props.get("ingress")):
-            sources += [*as_list(rule.get("cidrBlocks")), *as_list(rule.get("ipv6CidrBlocks"))]
-    elif res.type == GCP_FIREWALL:
-        inbound = str(props.get("direction") or "INGRESS").upper() == "INGRESS"
-        if inbound and as_list(props.get("allows")) and not is_true(props.get("disabled")):
-            sources = as_list(props.get("sourceRanges"))
-    elif res.type == AZURE_NSG:
-        for rule in maps(props.get("securityRules")):
-            sources += _azure_inbound_sources(rule)
-    elif res.type == AZURE_RULE:
-        sources = _azure_inbound_sources(props)
-    return [f"allows ingress from {s}, i.e. the internet" for s in sources if is_world(s)]
-
-
-def _azure_inbound_sources(rule: Mapping[str, Any]) -> list[Any]:
-    if str(rule.get("direction", "")).lower() != "inbound":
-        return []
-    if str(rule.get("access", "")).lower() != "allow":
-        return []
-    return [rule.get("sourceAddressPrefix"), *as_list(rule.get("sourceAddressPrefixes"))]
+    return [
+        f"allows ingress from {rule.source}, i.e. the internet"
+        for rule in allowed_ingress(res)
+        if not rule.reply_only and is_world(rule.source)
+    ]
 
 
 NO_WORLD_INGRESS = ResourcePolicy(
     name="no-ingress-from-internet",
     description=(
-        "No security group rule, firewall rule or NSG rule allows ingress from 0.0.0.0/0, ::/0, "
-        "'*' / 'Internet', or any range wider than an IPv4 /8"
+        "No security group rule, firewall rule, NSG rule, security list or security rule allows "
+        "ingress from 0.0.0.0/0, ::/0, '*' / 'Internet', or any range wider than an IPv4 /8 "
+        "(ICMP destination-unreachable reports and rules matching only a service's source ports "
+        "aside)"
     ),
     check=_world_ingress,
+    clouds=("aws", "gcp", "azure", "oci", "nebius"),
 )
 
 
@@ -200,6 +182,7 @@ EFA_SELF_ONLY = StackPolicy(
         "itself (both are required for EFA) and references no other group, CIDR or prefix list"
     ),
     check=_efa_self_only,
+    clouds=("aws",),
 )
 
 
@@ -281,4 +264,5 @@ GPU_NETWORK_CLUSTER_ONLY = StackPolicy(
         "from those VPCs' own subnets, the counterpart of the EFA group's self-only rule"
     ),
     check=_gpu_network_cluster_only,
+    clouds=("gcp",),
 )

@@ -266,6 +266,7 @@ NO_PUBLIC_IP = StackPolicy(
         "subnet that maps public IPs on launch"
     ),
     check=_public_ips,
+    clouds=("aws", "gcp", "azure", "oci", "nebius"),
 )
 
 
@@ -293,4 +294,5 @@ IMDSV2 = ResourcePolicy(
         "Azure metadata servers always require a request header, so there is nothing to set"
     ),
     check=_imdsv2,
+    clouds=("aws",),
 )

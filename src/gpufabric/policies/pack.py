@@ -23,8 +23,15 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from gpufabric.policies.model import STACK_TYPE, Resource, ResourcePolicy, Stack, StackPolicy
-from gpufabric.policies.registry import RESOURCE_POLICIES, STACK_POLICIES
+from gpufabric.policies.model import (
+    STACK_TYPE,
+    Resource,
+    ResourcePolicy,
+    Stack,
+    StackPolicy,
+    stack_clouds,
+)
+from gpufabric.policies.registry import RESOURCE_POLICIES, STACK_POLICIES, applies
 
 PACK_NAME = "gpufabric"
 
@@ -53,7 +60,11 @@ def stack_from_args(args: StackValidationArgs) -> tuple[Stack, bool]:
 
 def resource_policy(policy: ResourcePolicy, level: EnforcementLevel) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        for reason in policy.check(resource_from_args(args)):
+        resource = resource_from_args(args)
+        if not applies(policy, stack_clouds([resource])):
+            args.not_applicable(f"applies to {', '.join(policy.clouds)} resources only")
+            return
+        for reason in policy.check(resource):
             report_violation(reason, None)
 
     return ResourceValidationPolicy(
@@ -68,6 +79,9 @@ def stack_policy(policy: StackPolicy, level: EnforcementLevel) -> StackValidatio
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         stack, seen_root = stack_from_args(args)
         stack = stack.indexed()
+        if not applies(policy, stack_clouds(stack.resources)):
+            args.not_applicable(f"applies to {', '.join(policy.clouds)} stacks only")
+            return
         if policy.needs_outputs and not (seen_root and stack.outputs):
             # no root stack, or its outputs not known yet (previews can send them empty)
             args.not_applicable("the stack's outputs are not known here")

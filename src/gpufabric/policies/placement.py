@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gpufabric.clouds.gcp.placement import DENSE_RESERVATION_TYPES
-from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig
+from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig, resource_cloud
 from gpufabric.policies.nodes import (
     AWS_GROUP,
     AWS_INSTANCE,
@@ -14,6 +14,7 @@ from gpufabric.policies.nodes import (
     AZURE_SCALE_SET,
     AZURE_VM,
     GCP_TEMPLATES,
+    OCI_CLUSTER_NETWORK,
     Node,
     gpu_nodes,
     instance_type,
@@ -26,13 +27,7 @@ AZURE_PPG = "azure-native:compute:ProximityPlacementGroup"
 
 def _placement(stack: Stack) -> Iterator[tuple[Resource, str]]:
     for node in gpu_nodes(stack):
-        cloud = node.resource.type.split(":", 1)[0]
-        if cloud == "aws":
-            reason = _aws(stack, node)
-        elif cloud == "gcp":
-            reason = _gcp(stack, node)
-        else:
-            reason = _azure(stack, node)
+        reason = _BY_CLOUD[resource_cloud(node.resource.type)](stack, node)
         if reason:
             yield node.resource, reason
 
@@ -114,12 +109,30 @@ def _azure(stack: Stack, node: Node) -> str:
     return ""
 
 
+def _oci(stack: Stack, node: Node) -> str:
+    """A cluster network places its pool on one RDMA network by construction; GPU instances
+    launched on their own are on none."""
+    if node.resource.type == OCI_CLUSTER_NETWORK:
+        return ""
+    return "GPU nodes are not in a cluster network: they have no RDMA network"
+
+
+def _nebius(stack: Stack, node: Node) -> str:
+    if dig(node.resource.props, "gpuCluster", "id"):
+        return ""
+    return "GPU VM is in no GPU cluster (gpuCluster.id): it is on no InfiniBand fabric"
+
+
+_BY_CLOUD = {"aws": _aws, "gcp": _gcp, "azure": _azure, "oci": _oci, "nebius": _nebius}
+
+
 PLACEMENT = StackPolicy(
     name="gpu-nodes-in-placement-group",
     description=(
         "Every GPU node group is in an AWS cluster placement group, a GCP COLLOCATED compact "
-        "placement policy, or an Azure proximity placement group (scale sets with "
-        "singlePlacementGroup true)"
+        "placement policy, an Azure proximity placement group (scale sets with "
+        "singlePlacementGroup true), an OCI cluster network or a Nebius GPU cluster"
     ),
     check=_placement,
+    clouds=("aws", "gcp", "azure", "oci", "nebius"),
 )

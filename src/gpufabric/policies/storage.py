@@ -113,6 +113,7 @@ STORAGE_ZONE = StackPolicy(
         "Filestore, Azure Managed Lustre) are in the zone of the GPU nodes"
     ),
     check=_co_located,
+    clouds=("aws", "gcp", "azure", "oci", "nebius"),
 )
 
 
@@ -154,4 +155,5 @@ ENCRYPTION_AT_REST = ResourcePolicy(
         "encrypted at rest by the provider, so there is no switch to check there"
     ),
     check=_encrypted_at_rest,
+    clouds=("aws",),
 )

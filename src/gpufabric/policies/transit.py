@@ -46,5 +46,6 @@ ENCRYPTION_IN_TRANSIT = StackPolicy(
         "or none); provider-native only on instance types the catalog knows to encrypt natively"
     ),
     check=_explicit_mode,
+    clouds=("aws", "gcp", "azure", "oci", "nebius"),
     needs_outputs=True,
 )

@@ -10,6 +10,7 @@ import pulumi_nebius as nebius
 from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.nebius.nodes import build_nodes
+from gpufabric.clouds.nebius.security import build_security_group
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
 from gpufabric.config import StackConfig
@@ -80,6 +81,7 @@ class NebiusCluster(pulumi.ComponentResource):
             labels={**labels, "gpufabric-partition": "fabric"},
             opts=child,
         )
+        security_group = build_security_group(cfg, project, network, labels, child)
         gpu_cluster = nebius.ComputeV1GpuCluster(
             f"{cfg.name}-gpu-cluster",
             parent_id=project,
@@ -116,7 +118,9 @@ class NebiusCluster(pulumi.ComponentResource):
                     ),
                 }
             )
-        nodes = build_nodes(cfg, itype, gpu_cluster, subnet, filesystem, labels, self)
+        nodes = build_nodes(
+            cfg, itype, gpu_cluster, subnet, security_group, filesystem, labels, self
+        )
         outputs = pulumi.Output.all(
             network=network.id,
             subnet=subnet.id,

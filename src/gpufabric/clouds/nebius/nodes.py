@@ -38,6 +38,7 @@ def build_nodes(
     itype: InstanceType,
     gpu_cluster: nebius.ComputeV1GpuCluster,
     subnet: nebius.VpcV1Subnet,
+    security_group: nebius.VpcV1SecurityGroup,
     filesystem: nebius.ComputeV1Filesystem | None,
     labels: dict[str, str],
     parent: pulumi.Resource,
@@ -76,6 +77,11 @@ def build_nodes(
                 nebius.ComputeV1InstanceNetworkInterfaceArgs(
                     name="eth0",
                     subnet_id=subnet.id,
+                    security_groups=[
+                        nebius.ComputeV1InstanceNetworkInterfaceSecurityGroupArgs(
+                            id=security_group.id
+                        )
+                    ],
                     ip_address=nebius.ComputeV1InstanceNetworkInterfaceIpAddressArgs(),
                     public_ip_address=(
                         nebius.ComputeV1InstanceNetworkInterfacePublicIpAddressArgs()
