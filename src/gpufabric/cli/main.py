@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "storage": ("gpufabric.cli.storage", "app"),
     "capacity": ("gpufabric.cli.capacity", "app"),
     "certify": ("gpufabric.cli.certify", "app"),
+    "bundle": ("gpufabric.cli.bundle", "app"),
 }
 
 

@@ -1,0 +1,280 @@
+#!/usr/bin/python3
+"""gpufabric-boot: a node configures itself from the stack's configuration bundle.
+
+Runs on the node at first boot (cloud-init runcmd, see gpufabric.bundle.userdata), as root,
+with the Python standard library only:
+
+    gpufabric-boot /etc/gpufabric/boot.json
+
+1. fetch the bundle (file://, http://, https://; a few tries), 2. check its sha256 against the
+one the user data names (a mismatch stops here: nothing of it is run), 3. unpack it (regular
+files only, no absolute or `..` paths), 4. make the Ansible runtime (a venv from the bundle's
+wheels, or from the node's package index, or a given interpreter), 5. write a one-host
+inventory (the node group's variables, the host's own where the bundle has them) and run each
+playbook with `ansible-playbook -c local`, 6. write the result:
+
+    /var/lib/gpufabric/boot-result.json   {"status": "configured" | "not-configured" |
+                                            "running", "reason", "bundle", "version", "group",
+                                            "host", "recap", "started", "finished", "log"}
+
+Exit status 0 when configured, 1 when not (cloud-init then reports the runcmd as failed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import time
+import urllib.request
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+MAX_BUNDLE = 1 << 30  # bytes
+FETCH_TRIES = 4
+RECAP = re.compile(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$")
+
+
+class BootError(Exception):
+    """Why the node is not configured (one line)."""
+
+
+def fetch(url: str, tries: int = FETCH_TRIES) -> bytes:
+    if not url.startswith(("file:///", "http://", "https://")):
+        raise BootError(f"bundle url {url!r}: only file://, http:// and https:// are fetched")
+    last = ""
+    for attempt in range(tries):
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer:  # schemes checked above
+                data = answer.read(MAX_BUNDLE + 1)
+            if len(data) > MAX_BUNDLE:
+                raise BootError(f"bundle {url}: larger than {MAX_BUNDLE} bytes")
+            return data
+        except OSError as exc:
+            last = str(getattr(exc, "reason", None) or exc)
+            time.sleep(min(2**attempt, 10))
+    raise BootError(f"bundle {url}: not fetched after {tries} tries ({last})")
+
+
+def verify(data: bytes, expected: str) -> None:
+    got = hashlib.sha256(data).hexdigest()
+    if got != expected.lower():
+        raise BootError(f"bundle sha256 mismatch: expected {expected}, got {got}; not run")
+
+
+def unpack(archive: Path, dest: Path) -> None:
+    """Regular files and directories only; every path stays below `dest`."""
+    tmp = dest.with_name(dest.name + ".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar.getmembers():
+            parts = PurePosixPath(member.name).parts
+            if member.name.startswith("/") or ".." in parts or not parts:
+                raise BootError(f"bundle entry {member.name!r}: path leaves the bundle")
+            if not (member.isfile() or member.isdir()):
+                raise BootError(f"bundle entry {member.name!r}: not a regular file")
+            target = tmp.joinpath(*parts)
+            if member.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = tar.extractfile(member)
+            if source is None:
+                raise BootError(f"bundle entry {member.name!r}: unreadable")
+            with source, open(target, "wb") as out:
+                shutil.copyfileobj(source, out)
+            target.chmod(0o644)
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+
+
+def runtime(bundle: Path, spec: str, log: Any) -> Path:
+    """The Python that has ansible-core and the library's dependencies."""
+    if spec.startswith("python:"):
+        python = Path(spec.removeprefix("python:"))
+        if not python.is_file():
+            raise BootError(f"runtime {spec}: no such interpreter")
+        return python
+    reqs = (bundle / "node-requirements.txt").read_bytes()
+    wheels = bundle / "wheels"
+    key = hashlib.sha256(reqs + (b"wheels" if spec == "wheels" else b"index")).hexdigest()[:12]
+    venv = Path("/opt/gpufabric") / f"venv-{key}"
+    python = venv / "bin" / "python"
+    if (venv / ".complete").is_file():
+        return python
+    shutil.rmtree(venv, ignore_errors=True)
+    _run([sys.executable, "-m", "venv", str(venv)], log, "making the Ansible venv")
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if spec == "wheels":
+        if not wheels.is_dir():
+            raise BootError("runtime wheels: the bundle has no wheels/ folder")
+        pip += ["--no-index", "--find-links", str(wheels)]
+    elif spec != "index":
+        raise BootError(f"runtime {spec!r}: choose wheels, index or python:PATH")
+    _run([*pip, "-r", str(bundle / "node-requirements.txt")], log, "installing ansible-core")
+    (venv / ".complete").write_text("")
+    return python
+
+
+def _run(argv: list[str], log: Any, what: str, **kw: Any) -> None:
+    log.write(f"$ {' '.join(argv)}\n")
+    log.flush()
+    proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False, **kw)
+    if proc.returncode != 0:
+        raise BootError(f"{what} failed (exit {proc.returncode})")
+
+
+def inventory(bundle: Path, group: str, host: str, python: str) -> dict[str, Any]:
+    """One host: the node group's variables, then the host's own (where the bundle has them)."""
+    group_file = bundle / "groups" / f"{group}.json"
+    if not group_file.is_file():
+        raise BootError(f"node group {group!r}: not in the bundle")
+    variables: dict[str, Any] = json.loads(group_file.read_text())
+    groups = ["gpu_nodes"]
+    host_file = bundle / "hosts" / f"{host}.json"
+    if host_file.is_file():
+        entry = json.loads(host_file.read_text())
+        variables.update(entry.get("vars", {}))
+        groups += [g for g in entry.get("groups", []) if g != "gpu_nodes"]
+    variables.update({"ansible_connection": "local", "ansible_python_interpreter": python})
+    return {
+        "all": {
+            "hosts": {host: variables},
+            "children": {g: {"hosts": {host: None}} for g in groups},
+        }
+    }
+
+
+def recap(output: str) -> dict[str, dict[str, int]]:
+    """PLAY RECAP lines: host -> {ok, changed, unreachable, failed, ...}."""
+    out: dict[str, dict[str, int]] = {}
+    for line in output.splitlines():
+        m = RECAP.match(line.strip())
+        if m:
+            out[m.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(2))}
+    return out
+
+
+def first_failure(output: str) -> str:
+    for line in output.splitlines():
+        if line.startswith(("fatal:", "failed:", "ERROR!", "[ERROR]")):
+            return line.strip()[:300]
+    return ""
+
+
+def play(bundle: Path, cfg: dict[str, Any], host: str, python: Path, log: Any) -> dict[str, Any]:
+    module_python = "/usr/bin/python3" if Path("/usr/bin/python3").is_file() else str(python)
+    inv = bundle.parent / f"{bundle.name}.inventory.yml"
+    inv.write_text(json.dumps(inventory(bundle, cfg["group"], host, module_python)))
+    env = dict(
+        os.environ,
+        PATH=f"{python.parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        PYTHONPATH=str(bundle / "lib"),
+        ANSIBLE_CONFIG=str(bundle / "ansible.cfg"),
+        ANSIBLE_FORCE_COLOR="0",
+        ANSIBLE_NOCOLOR="1",
+        HOME=os.environ.get("HOME", "/root"),
+    )
+    totals: dict[str, int] = {}
+    for book in cfg["playbooks"]:
+        argv = [str(python.parent / "ansible-playbook"), "-c", "local", "-i", str(inv)]
+        argv += ["--limit", host]
+        if cfg.get("skip_tags"):
+            argv += ["--skip-tags", ",".join(cfg["skip_tags"])]
+        argv.append(str(bundle / "playbooks" / book))
+        log.write(f"$ {' '.join(argv)}\n")
+        log.flush()
+        proc = subprocess.run(
+            argv, cwd=bundle, env=env, capture_output=True, text=True, check=False
+        )
+        log.write(proc.stdout + proc.stderr)
+        log.flush()
+        counts = recap(proc.stdout).get(host, {})
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+        if proc.returncode != 0 or counts.get("failed", 0) or counts.get("unreachable", 0):
+            why = first_failure(proc.stdout + "\n" + proc.stderr) or "see the log"
+            raise BootError(f"ansible-playbook {book} exited {proc.returncode}: {why}")
+    return totals
+
+
+def write_result(path: Path, doc: dict[str, Any], mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    tmp.chmod(mode)
+    tmp.replace(path)
+
+
+USAGE = "usage: gpufabric-boot /etc/gpufabric/boot.json [--bundle URL --sha256 HEX]"
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def main(argv: list[str]) -> int:
+    """First boot: run the bundle the settings name. Day 2 (a fan-out over the nodes): with
+    --bundle and --sha256, run that bundle instead and record it in the settings when it
+    configured the node."""
+    if len(argv) not in (2, 6) or (len(argv) == 6 and argv[2::2] != ["--bundle", "--sha256"]):
+        print(USAGE, file=sys.stderr)
+        return 2
+    cfg_path = Path(argv[1])
+    cfg = json.loads(cfg_path.read_text())
+    if len(argv) == 6:
+        if not _HEX64.match(argv[5]):
+            print(
+                f"gpufabric-boot: --sha256 {argv[5]!r}: 64 lower-case hex digits", file=sys.stderr
+            )
+            return 2
+        cfg.update(url=argv[3], sha256=argv[5])
+    result_path = Path(cfg.get("result", "/var/lib/gpufabric/boot-result.json"))
+    log_path = Path(cfg.get("log", "/var/log/gpufabric-boot.log"))
+    workdir = Path(cfg.get("workdir", "/var/lib/gpufabric/bundle"))
+    host = cfg.get("host") or socket.gethostname().split(".", 1)[0]
+    started = time.time()
+    doc: dict[str, Any] = {
+        "status": "running",
+        "reason": "",
+        "host": host,
+        "group": cfg["group"],
+        "bundle": cfg["url"],
+        "sha256": cfg["sha256"],
+        "version": cfg.get("version", ""),
+        "log": str(log_path),
+        "started": round(started, 3),
+    }
+    write_result(result_path, doc)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "a") as log:
+        try:
+            data = fetch(cfg["url"])
+            verify(data, cfg["sha256"])
+            workdir.mkdir(parents=True, exist_ok=True)
+            archive = workdir / f"{cfg['sha256']}.tar.gz"
+            archive.write_bytes(data)
+            bundle = workdir / cfg["sha256"]
+            unpack(archive, bundle)
+            python = runtime(bundle, cfg.get("runtime", "index"), log)
+            doc["recap"] = play(bundle, cfg, host, python, log)
+            doc["status"] = "configured"
+        except BootError as exc:
+            doc.update(status="not-configured", reason=str(exc))
+        except Exception as exc:  # anything else: still leave a result that says why
+            doc.update(status="not-configured", reason=f"{type(exc).__name__}: {exc}")
+        log.write(f"gpufabric-boot: {doc['status']} {doc['reason']}\n")
+    doc["finished"] = round(time.time(), 3)
+    doc["seconds"] = round(doc["finished"] - started, 1)
+    write_result(result_path, doc)
+    if len(argv) == 6 and doc["status"] == "configured":  # the node's bundle from now on
+        write_result(cfg_path, cfg, mode=0o600)  # a signed URL is a credential
+    return 0 if doc["status"] == "configured" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
