@@ -113,3 +113,40 @@ def test_compare_names_what_changed():
     lines = compare(from_ctrf(ctrf(ok), "old"), from_ctrf(ctrf(bad), "new"))
     assert lines[0] == "verdict: certified -> not certified"
     assert "host h7: certified -> held (mtu: x)" in lines
+
+
+def test_configuration_audit_names_each_problem_and_keeps_warnings_apart():
+    from gpufabric.certify.stages import audit_host
+
+    conf = '# gpufabric NCCL profile "roce"\nNCCL_IB_TC=106\nNCCL_IB_GID_INDEX=5\nNCCL_TOPO_FILE=/t.xml\n'
+    d = node_report(nccl_conf=conf, roce_v2=True, rdma=["mlx5_0"])
+    d["paths"] = {"/t.xml": False, "/opt/plugin": False}
+    problems, warnings = audit_host(d, "roce", "", nodes=128, tiers=0)
+    assert sorted(problems) == [
+        "net-plugin: /opt/plugin is missing",
+        "topo-file: /t.xml is missing",
+    ]
+    assert [w.split(":")[0] for w in warnings] == ["nccl-gid-index", "nccl-ib-qps-entropy"]
+    missing = node_report(nccl_conf="")
+    assert audit_host(missing, "lab", "", 8, 0)[0] == [
+        "nccl-conf: /etc/nccl.conf is missing (tune-fabric not run)"
+    ]
+    other = node_report(nccl_conf='# gpufabric NCCL profile "roce"\n')
+    assert (
+        "nccl-conf: /etc/nccl.conf is not the lab profile" in audit_host(other, "lab", "", 8, 0)[0]
+    )
+
+
+def test_docs_name_every_threshold():
+    from pathlib import Path
+
+    from gpufabric.certify.limits import table
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "certify.md").read_text()
+    t = table()
+    for algo in ("ring", "tree", "intra_node"):
+        assert f">= {t['efficiency'][algo]['min']:.2f}" in doc, algo
+    assert f"{t['floor_gbytes']['value']} GB/s" in doc
+    assert f"-b {t['sizes']['min_bytes']} -e {t['sizes']['max_bytes']}" in doc
+    for c in ("nccl-autoconfig", "nccl-gid-index", "nccl-ib-qps-entropy"):
+        assert f"`{c}`" in doc

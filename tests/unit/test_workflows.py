@@ -163,6 +163,17 @@ def test_merges_deploy_behind_environments_then_tune_and_gate() -> None:
     assert "gpufabric_pulumi" in fabric
 
 
+def test_fabric_job_certifies_and_keeps_the_scorecard() -> None:
+    steps_ = load(REPO / ".github" / "workflows" / "deploy.yml")["jobs"]["fabric"]["steps"]
+    runs = [str(s.get("run", "")) for s in steps_]
+    at = next(i for i, r in enumerate(runs) if "gpufabric certify -i" in r)
+    assert '--out "$RUNNER_TEMP/certify"' in runs[at]
+    assert at > next(i for i, r in enumerate(runs) if "playbooks/tune-fabric.yml" in r)
+    keep = next(s for s in steps_[at:] if "upload-artifact" in str(s.get("uses", "")))
+    assert keep["with"]["path"] == "${{ runner.temp }}/certify/"
+    assert keep["if"] == "${{ !cancelled() }}" == steps_[at]["if"]  # kept when certify fails
+
+
 def test_cloud_login_uses_oidc_for_every_cloud() -> None:
     doc = load(REPO / ".github" / "actions" / "cloud-login" / "action.yml")
     uses = {s["uses"].split("@")[0]: s.get("with", {}) for s in doc["runs"]["steps"] if "uses" in s}

@@ -6,7 +6,8 @@ gpus            GPUs the NVIDIA driver lists (/proc/driver/nvidia/gpus)
 nccl_conf       /etc/nccl.conf text ("" when absent), nccl_env the environment file's
 roce_v2         True when an RDMA port lists a RoCE v2 GID type
 rdma            RDMA devices in /sys/class/infiniband
-paths           {path: exists} for the paths given as arguments (plugin libraries, topology files)
+paths           {path: exists} for the paths given as arguments (plugin libraries) and the
+                NCCL_TOPO_FILE that /etc/nccl.conf names
 tools           {nvbandwidth, dcgmi, nvidia-smi: path or ""}
 dcgm            {"rc", "tail"} of `dcgmi diag -r 1` where dcgmi exists
 """
@@ -38,15 +39,21 @@ def roce_v2():
 
 def main(argv):
     tools = {t: shutil.which(t) or "" for t in ("nvbandwidth", "dcgmi", "nvidia-smi")}
+    conf = read("/etc/nccl.conf")
+    topo = [
+        line.split("=", 1)[1].strip()
+        for line in conf.splitlines()
+        if line.strip().startswith("NCCL_TOPO_FILE=")
+    ]
     out = {
         "gpus": len(glob.glob("/proc/driver/nvidia/gpus/*")),
-        "nccl_conf": read("/etc/nccl.conf"),
+        "nccl_conf": conf,
         "nccl_env": read(ENV_FILE),
         "roce_v2": roce_v2(),
         "rdma": sorted(os.listdir("/sys/class/infiniband"))
         if os.path.isdir("/sys/class/infiniband")
         else [],
-        "paths": {p: os.path.exists(p) for p in argv if p.startswith("/")},
+        "paths": {p: os.path.exists(p) for p in argv + topo[:1] if p.startswith("/")},
         "tools": tools,
         "dcgm": None,
     }

@@ -12,12 +12,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from gpufabric.errors import UserError
 from gpufabric.health import act
+from gpufabric.inputs.formats import parse_json
 
 REPO = Path(__file__).resolve().parents[3]  # ansible.cfg (plugins, roles) lives here
 PREFIX = "gpufabric-certify:"
@@ -52,7 +54,14 @@ class Inventory:
         return json.loads(values.pop()) if len(values) == 1 else default
 
     def leaves(self) -> dict[str, list[str]]:
-        """leaf group -> its GPU hosts (groups named leaf*)."""
+        """leaf -> its GPU hosts: the hosts' gpufabric_leaf, else groups named leaf*."""
+        by_var: dict[str, list[str]] = {}
+        for h in self.hosts:
+            leaf = self.hostvars.get(h, {}).get("gpufabric_leaf")
+            if leaf:
+                by_var.setdefault(str(leaf), []).append(h)
+        if by_var:
+            return by_var
         return {
             g: [h for h in hs if h in self.hosts]
             for g, hs in sorted(self.groups.items())
@@ -99,24 +108,25 @@ class AnsibleRunner:
         return parse_inventory(proc.stdout)
 
     def _adhoc(self, hosts: list[str], module: str, args: dict[str, Any]) -> dict[str, Any]:
-        env = {
-            **os.environ,
-            "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
-            "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
-            "ANSIBLE_FORCE_COLOR": "0",
-        }
-        argv = [_bin("ansible"), ",".join(hosts), "-i", str(self.inventory), "--become"]
-        argv += ["-m", module, "-a", json.dumps(args)]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False, cwd=REPO)
-        try:
-            doc = json.loads(proc.stdout)
-        except ValueError:
+        """Each host's module result (ansible's --tree: one JSON file per host)."""
+        env = {**os.environ, "ANSIBLE_FORCE_COLOR": "0"}
+        with tempfile.TemporaryDirectory(prefix="gfcert-") as tree:
+            argv = [_bin("ansible"), ",".join(hosts), "-i", str(self.inventory), "--become"]
+            argv += ["-m", module, "-a", json.dumps(args), "--tree", tree]
+            proc = subprocess.run(
+                argv, capture_output=True, text=True, env=env, check=False, cwd=REPO
+            )
+            out: dict[str, Any] = {}
+            for h in hosts:
+                path = Path(tree) / h
+                if path.is_file():
+                    try:
+                        out[h] = parse_json(path.read_text(), where=f"ansible's result for {h}")
+                    except UserError:
+                        out[h] = {"failed": True, "msg": "unreadable result"}
+        if not out and proc.returncode != 0:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
-            raise UserError(f"ansible exited {proc.returncode}: {tail[0]}") from None
-        out: dict[str, Any] = {}
-        for play in doc.get("plays") or []:
-            for task in play.get("tasks") or []:
-                out.update(task.get("hosts") or {})
+            raise UserError(f"ansible exited {proc.returncode}: {tail[0]}")
         return out
 
     def run(self, hosts: list[str], argv: list[str]) -> dict[str, dict[str, Any]]:

@@ -104,6 +104,11 @@ def certify(
         progress.stage(number, dict(stages.STAGES)[number], len(alive))
         return number
 
+    def nobody_left(number: int) -> bool:
+        if not alive:
+            judged(stages.skipped(number, alive, "no node left"), number)
+        return not alive
+
     want_gpus = None
     if instance_type:
         from gpufabric.catalog import lookup
@@ -112,8 +117,10 @@ def certify(
     paths = stages.profile_paths(fabric, cloud) if fabric else []
     data = stages.collect(runner, alive, paths, opts.dcgm)
     judged(stages.sanity(alive, data, want_gpus), begin(1))
-    judged(stages.configuration(alive, data, fabric, cloud, opts.fabric_tiers), begin(2))
-    judged(stages.node_checks(alive, data), begin(3))
+    if not nobody_left(begin(2)):
+        judged(stages.configuration(alive, data, fabric, cloud, opts.fabric_tiers), 2)
+    if not nobody_left(begin(3)):
+        judged(stages.node_checks(alive, data), 3)
 
     n = begin(4)
     if len(alive) < 2:

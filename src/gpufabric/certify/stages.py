@@ -108,14 +108,18 @@ def sanity(hosts: list[str], data: dict[str, Any], want_gpus: int | None) -> lis
     return rows
 
 
-def audit_host(d: dict[str, Any], fabric: str, cloud: str, nodes: int, tiers: int) -> list[str]:
-    """Stage 2 problems of one host: the profile tune-fabric writes, ClusterMAX's checks."""
+def audit_host(
+    d: dict[str, Any], fabric: str, cloud: str, nodes: int, tiers: int
+) -> tuple[list[str], list[str]]:
+    """Stage 2 problems and warnings of one host: the profile tune-fabric writes, ClusterMAX's
+    checks (their warnings never hold a node)."""
     problems: list[str] = []
+    warnings: list[str] = []
     conf = str(d.get("nccl_conf") or "")
     name = select(fabric, cloud)
     prof = book().profiles[name]
     if not conf:
-        return ["nccl-conf: /etc/nccl.conf is missing (tune-fabric not run)"]
+        return ["nccl-conf: /etc/nccl.conf is missing (tune-fabric not run)"], []
     if f'profile "{name}"' not in conf:
         problems.append(f"nccl-conf: /etc/nccl.conf is not the {name} profile")
     lines = set(conf.splitlines())
@@ -131,15 +135,15 @@ def audit_host(d: dict[str, Any], fabric: str, cloud: str, nodes: int, tiers: in
         clustermax.gid_index(conf, bool(d.get("roce_v2"))),
         clustermax.qps(conf, {}, bool(d.get("rdma")), nodes, tiers),
     ):
-        if f.status == "fail":
-            problems.append(f"{f.criterion}: {f.detail}")
-    for path, there in (d.get("paths") or {}).items():
-        if not there:
-            problems.append(f"net-plugin: {path} is missing")
+        if f.status in ("fail", "warning"):
+            (problems if f.status == "fail" else warnings).append(f"{f.criterion}: {f.detail}")
     topo = clustermax.parse_conf(conf).get("NCCL_TOPO_FILE")
+    for path, there in (d.get("paths") or {}).items():
+        if not there and path != topo:
+            problems.append(f"net-plugin: {path} is missing")
     if topo and not (d.get("paths") or {}).get(topo, True):
         problems.append(f"topo-file: {topo} is missing")
-    return problems
+    return problems, warnings
 
 
 def configuration(
@@ -147,11 +151,14 @@ def configuration(
 ) -> list[dict[str, Any]]:
     rows = []
     for h in hosts:
-        problems = audit_host(data[h], fabric, cloud, len(hosts), tiers)
+        problems, warnings = audit_host(data[h], fabric, cloud, len(hosts), tiers)
+        warned = f"; warnings: {'; '.join(warnings)}" if warnings else ""
         if problems:
-            rows.append(row(2, h, "failed", f"{len(problems)} problem(s)", "; ".join(problems)))
+            rows.append(
+                row(2, h, "failed", f"{len(problems)} problem(s){warned}", "; ".join(problems))
+            )
         else:
-            rows.append(row(2, h, "passed", f"{select(fabric, cloud)} profile in place"))
+            rows.append(row(2, h, "passed", f"{select(fabric, cloud)} profile in place{warned}"))
     return rows
 
 
