@@ -231,3 +231,70 @@ def test_sweep_plans_for_every_catalog_type() -> None:
                 assert not any(
                     t.choice and t.choice.algorithm.startswith("nvls") for t in plan.trials
                 )
+
+
+def _ranks(hosts: int, gpus: int = 8) -> str:
+    return "".join(
+        f"#  Rank {r:2d} Group  0 Pid  1234 on node{r // gpus} device  {r % gpus} [0x53] NVIDIA H100\n"
+        for r in range(hosts * gpus)
+    )
+
+
+def test_pick_refuses_trials_recorded_on_other_nodes(tmp_path: Path) -> None:
+    """`tune pick -n 16` on trials whose rank lines name 4 hosts: the tables say nothing about
+    16 nodes."""
+    plan = plan_sweep("p5.48xlarge", 16)
+    for trial in plan.trials:
+        (tmp_path / f"{trial.id}.txt").write_text(_ranks(4) + write_table(trial))
+    with pytest.raises(
+        UserError, match=r"--nodes: 16 is not valid for trial .*recorded on 4 nodes"
+    ):
+        pick(plan, run_sweep(plan, RecordedRunner(tmp_path)))
+
+
+def test_pick_with_every_choice_failed_measured_nothing(recorded) -> None:
+    plan, directory = recorded
+    broken = "h:1:1 [0] init.cc:1 NCCL WARN NCCL failure\n"
+    for trial in plan.trials:
+        if trial.stage != "default":
+            (directory / f"{trial.id}.txt").write_text(broken)
+    with pytest.raises(UserError, match=r"no trial measured a choice .*: nothing to pick"):
+        pick(plan, run_sweep(plan, RecordedRunner(directory)))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("gain", float("nan"), "NaN is not a number gpufabric accepts"),
+        ("gain", float("inf"), "Infinity is not a number gpufabric accepts"),
+        (
+            "channels",
+            -16,
+            "picks[0].choice.channels: Input should be greater than or equal to 1 (got -16)",
+        ),
+        ("channels", 0, "picks[0].choice.channels"),
+    ],
+)
+def test_tune_json_with_impossible_values_is_refused(
+    tmp_path: Path, field: str, value: float, words: str
+) -> None:
+    from gpufabric.nccl.report.tunefile import read_tune
+
+    pick_ = {
+        "collective": "all_reduce",
+        "bucket": "<64K",
+        "gain": 0.25,
+        "choice": {"algorithm": "tree", "protocol": "ll", "channels": 8},
+    }
+    if field == "gain":
+        pick_["gain"] = value
+    else:
+        pick_["choice"]["channels"] = value  # type: ignore[index]
+    path = tmp_path / "tune.json"
+    path.write_text(json.dumps({"picks": [pick_]}))  # json writes NaN / Infinity as Python does
+    with pytest.raises(UserError) as err:
+        read_tune(path)
+    assert str(err.value).startswith(str(path)) and words in str(err.value)
+    pick_["gain"], pick_["choice"]["channels"] = 0.25, 8  # type: ignore[index]
+    path.write_text(json.dumps({"picks": [pick_]}))
+    assert read_tune(path)["picks"][0]["gain"] == 0.25

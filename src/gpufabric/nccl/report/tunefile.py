@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpufabric.inputs.errors import ModelError
 from gpufabric.inputs.formats import load_json
@@ -22,14 +22,15 @@ class _Loose(BaseModel):
 class _Choice(_Loose):
     algorithm: str
     protocol: str
-    channels: int
+    # a trial forces 1 to MAXCHANNELS (64: NVIDIA/nccl src/include/device.h) channels
+    channels: int = Field(ge=1, le=64)
 
 
 class _Pick(_Loose):
     collective: str
     bucket: str
     choice: _Choice
-    gain: float
+    gain: float = Field(allow_inf_nan=False, gt=-1)  # a speed-up minus 1: above -100%
 
 
 class _Tune(_Loose):

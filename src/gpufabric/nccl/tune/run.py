@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpufabric.errors import UserError
+from gpufabric.nccl.gate.verdict import resolve_nodes
 from gpufabric.nccl.model import Capture, TestsResult
 from gpufabric.nccl.parse.capture import parse_file
 from gpufabric.nccl.tune.sweep import Bucket, Choice, Plan, Trial, sweep_space
@@ -274,11 +275,25 @@ def _rules(picks: list[BucketPick], plan: Plan) -> list[TunerRule]:
     return scoped + anywhere + catch_all
 
 
+def _check_recorded_nodes(plan: Plan, captures: dict[str, Capture]) -> None:
+    """Every trial must have run on the nodes being tuned for (`--nodes`): a table recorded on
+    4 nodes says nothing about 16."""
+    for trial_id, capture in sorted(captures.items()):
+        for result in capture.results:
+            seen = resolve_nodes(None, result, capture.debug, plan.gpus_per_node)
+            if seen is not None and seen != plan.nodes:
+                raise UserError(
+                    f"--nodes: {plan.nodes} is not valid for trial {trial_id}: its output "
+                    f"was recorded on {seen} nodes ({capture.path})"
+                )
+
+
 def pick(
     plan: Plan, captures: dict[str, Capture], space: dict[str, Any] | None = None
 ) -> TuneResult:
     """Best choice per (collective, bucket), best global settings, and the gains over defaults."""
     space = space or sweep_space()
+    _check_recorded_nodes(plan, captures)
     defaults = {t.collective: _default(captures, t) for t in plan.trials if t.stage == "default"}
     failed = [t.id for t in plan.trials if t.stage != "default" and _result(captures, t) is None]
     picks: list[BucketPick] = []
@@ -314,6 +329,11 @@ def pick(
             "default": [(r.size, r.best_busbw()) for r in base.rows if r.size > 0],
             "tuned": sorted(tuned_curve),
         }
+    if not picks:
+        raise UserError(
+            f"no trial measured a choice ({len(failed)} of "
+            f"{sum(t.stage != 'default' for t in plan.trials)} failed): nothing to pick"
+        )
     global_env, global_gains = _pick_globals(plan, captures, defaults, space)
     channels = _default_channels(plan, captures)
     result = TuneResult(
