@@ -1,4 +1,5 @@
-"""What every `gpufabric` command does alike: exit codes in --help, a quiet closed pipe.
+"""What every `gpufabric` command does alike: exit codes in --help, usage errors as one
+`error: ...` line (never Typer's box), a quiet closed pipe.
 
 Exit codes are one table here, shown as each command's --help epilog; a command not listed
 gets DEFAULT. tests/unit/test_cli_conventions.py checks that every command has one.
@@ -15,7 +16,8 @@ DEFAULT = f"0 done; {USAGE}"
 EXIT_CODES: dict[str, str] = {
     "plan": f"0 done; 1 a policy is violated (with --policy); {USAGE}",
     "nccl gate": f"0 every check passed; 1 a check failed; {USAGE}",
-    "nccl report": f"0 written, the gate passed; 1 written, the gate failed; {USAGE}",
+    "nccl report": f"0 written, the gate passed; 1 written, the gate failed or no bandwidth "
+    f"was measured; {USAGE}",
     "nccl tuner-check": f"0 no errors (warnings allowed); 1 the file has errors; {USAGE}",
     "nccl tune pick": f"0 written; 1 written, the tuner file breaks the plugin's rules; {USAGE}",
     "nccl tune run": f"0 written; 1 written, the tuner file breaks the plugin's rules; {USAGE}; "
@@ -44,6 +46,18 @@ def add_exit_code_epilogs(root: Any) -> None:
     for path, command in leaf_commands(root).items():
         command.epilog = f"Exit codes: {EXIT_CODES.get(path, DEFAULT)}."
     root.epilog = f"Exit codes: {DEFAULT}; each command's --help lists its own."
+
+
+def usage_line(exc: Any) -> str | None:
+    """One line for a usage error Typer / click raised (bad option value, unknown option,
+    missing argument), naming the command and where its help is; None for the bare command
+    that shows its help instead (no arguments given)."""
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return None
+    message = " ".join(str(exc.format_message()).split())
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return f"error: {message}{where}"
 
 
 def stdout_file() -> tuple[int, int] | None:

@@ -1,7 +1,8 @@
 """`gpufabric` entry point: one Typer app, one sub-command module per concern.
 
 Every UserError (bad config, bad flag, bad file) becomes one line on stderr and exit code 2;
-usage errors are Typer's own (also exit code 2). Each command's --help lists its exit codes
+so do usage errors Typer finds itself (a bad option value, an unknown option, a missing
+argument): `error: ...`, never Typer's box. Each command's --help lists its exit codes
 (cli/conventions.py); a closed pipe (`gpufabric plan ... | head`) ends quietly with 0.
 """
 
@@ -12,6 +13,7 @@ import sys
 from typing import Annotated
 
 import typer
+from typer._click.exceptions import ClickException
 
 from gpufabric import __version__
 from gpufabric.cli import conventions
@@ -82,14 +84,25 @@ def main() -> None:
     command = typer.main.get_command(build(sys.argv[1] if len(sys.argv) > 1 else None))
     conventions.add_exit_code_epilogs(command)
     stdout_at_start = conventions.stdout_file()
+    code: object = 0
     try:
-        command(prog_name="gpufabric")
+        code = command.main(prog_name="gpufabric", standalone_mode=False)
     except BrokenPipeError:
         conventions.quiet_exit_on_closed_pipe()
     except SystemExit:
         if conventions.closed_pipe(stdout_at_start):
             conventions.quiet_exit_on_closed_pipe()
         raise
+    except ClickException as exc:
+        line = conventions.usage_line(exc)
+        if line is None:
+            exc.show()
+        else:
+            print(line, file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except typer.Abort:  # end of input at a prompt
+        print("error: aborted", file=sys.stderr)
+        sys.exit(1)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -97,3 +110,6 @@ def main() -> None:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         sys.exit(2)
+    if conventions.closed_pipe(stdout_at_start):
+        conventions.quiet_exit_on_closed_pipe()
+    sys.exit(code if isinstance(code, int) else 0)
