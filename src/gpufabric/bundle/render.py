@@ -88,9 +88,10 @@ def spec_from_outputs(
 
 
 def _topology_source(cloud: str) -> str:
-    from gpufabric.stack_outputs import TOPOLOGY_SOURCE
+    """Where the topology role looks at boot: the cloud's own source (no leaves known yet)."""
+    from gpufabric.clouds import registry
 
-    return TOPOLOGY_SOURCE[cloud]
+    return registry.get(cloud).topology_source
 
 
 def check_spec(spec: BundleSpec, repo: Path) -> None:
