@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from gpufabric.clouds.registry import names
 from gpufabric.policies.model import stack_clouds
 from gpufabric.policies.offline import check_and_report
 from gpufabric.policies.registry import ALL_POLICIES, not_applicable
-from gpufabric.stack_outputs import CLOUDS
 
 from .helpers import STACKS, plan, stack
 
@@ -20,11 +20,11 @@ ONE_STACK_PER_CLOUD = {"aws": "aws-h100", "gcp": "gcp-a3-mega", "azure": "azure-
 def test_every_policy_names_known_clouds() -> None:
     for policy in ALL_POLICIES:
         assert policy.clouds, policy.name
-        assert set(policy.clouds) <= set(CLOUDS), policy.name
+        assert set(policy.clouds) <= set(names()), policy.name
 
 
 def test_every_cloud_has_a_shipped_stack_here() -> None:
-    assert set(ONE_STACK_PER_CLOUD) == set(CLOUDS)
+    assert set(ONE_STACK_PER_CLOUD) == set(names())
     assert set(ONE_STACK_PER_CLOUD.values()) <= set(STACKS)
 
 

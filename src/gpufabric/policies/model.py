@@ -134,9 +134,12 @@ class StackPolicy:
 
 
 def resource_cloud(resource_type: str) -> str:
-    """The cloud of a resource type: its Pulumi package, without a '-native' suffix
-    ('aws:ec2/...' -> aws, 'azure-native:network:...' -> azure)."""
-    return resource_type.split(":", 1)[0].removesuffix("-native")
+    """The cloud of a resource type, from the clouds' registry ('azure-native:network:...' ->
+    azure); a package no cloud claims stands for itself ('random:...' -> random)."""
+    from gpufabric.clouds.registry import for_type
+
+    spec = for_type(resource_type)
+    return spec.name if spec is not None else resource_type.split(":", 1)[0]
 
 
 def stack_clouds(resources: Iterable[Resource]) -> set[str]:
