@@ -30,6 +30,9 @@ from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
 SSM_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+# The node role and instance profile live under this IAM path: the deploy identity may manage
+# role/gpufabric/* only (permissions/aws/deploy.json), with the gpufabric:cluster tag.
+IAM_PATH = "/gpufabric/"
 ROOT_DEVICE = "/dev/sda1"
 NODE_ROLE_TAG = ("gpufabric:role", "gpu-node")
 
@@ -154,13 +157,16 @@ def _instance_profile(
                 ],
             }
         ),
+        path=IAM_PATH,
         tags=tags,
         opts=opts,
     )
     aws.iam.RolePolicyAttachment(
         f"{name}-node-ssm", role=role.name, policy_arn=SSM_POLICY_ARN, opts=opts
     )
-    return aws.iam.InstanceProfile(f"{name}-node", role=role.name, tags=tags, opts=opts)
+    return aws.iam.InstanceProfile(
+        f"{name}-node", role=role.name, path=IAM_PATH, tags=tags, opts=opts
+    )
 
 
 def _network_interfaces(
