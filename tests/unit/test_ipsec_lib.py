@@ -101,7 +101,7 @@ def test_per_cpu_sas_need_new_strongswan_kernel_and_kernel_datapath() -> None:
         _plan(per_cpu="yes")
 
 
-PW = b"test passphrase"
+PW = b"a test passphrase, long enough"
 
 
 def _pubkey() -> str:

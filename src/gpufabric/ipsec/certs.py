@@ -1,8 +1,8 @@
 """The cluster CA for the IPsec mesh: create it once, sign host CSRs, decide re-issue.
 
 Keys: ECDSA P-384. The CA key stays on the controller (files mode 0600 in a 0700 directory),
-encrypted with a passphrase (PKCS#8, the best encryption `cryptography` offers) that the
-caller passes in and that is never written anywhere; host keys are made on each host and never
+encrypted with a passphrase (PKCS#8 PBES2, PBKDF2-HMAC-SHA256 at 600,000 iterations:
+gpufabric.ipsec.keyfile) that the caller passes in and that is never written anywhere; host keys are made on each host and never
 leave it: hosts send their public key; the name and addresses come from the inventory.
 Every certificate issued is recorded in `issued.json` (serial, identity, expiry) for the CRL.
 """
@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from gpufabric.errors import UserError
+from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, encrypted_pem, pbkdf2_iterations
 
 CA_KEY = "ca.key.pem"
 CA_CERT = "ca.cert.pem"
@@ -53,13 +54,7 @@ def _write_key(path: Path, key: ec.EllipticCurvePrivateKey, passphrase: bytes) -
     tmp.unlink(missing_ok=True)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(
-            key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.BestAvailableEncryption(passphrase),
-            )
-        )
+        handle.write(encrypted_pem(key, passphrase))
     os.replace(tmp, path)
 
 
@@ -77,7 +72,7 @@ def ensure_ca(
         return False
     if key_path.exists() or cert_path.exists():
         raise UserError(f"ipsec_ca_dir: {directory} holds only one of {CA_KEY} / {CA_CERT}")
-    _require(passphrase)
+    check_passphrase(_require(passphrase))
     if dry_run:
         return True
     key = ec.generate_private_key(ec.SECP384R1())
@@ -112,10 +107,13 @@ def ca_cert_pem(directory: Path) -> str:
 def load_ca(
     directory: Path, passphrase: bytes
 ) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
-    """The CA key and certificate; a key found unencrypted is encrypted in place first."""
+    """The CA key and certificate; a key found unencrypted is encrypted in place first, and a
+    key encrypted with a weaker work factor (earlier versions: 2,048 PBKDF2 iterations) is
+    encrypted again with the current one."""
     _require(passphrase)
     data = (directory / CA_KEY).read_bytes()
     if b"ENCRYPTED" not in data.split(b"\n", 1)[0]:
+        check_passphrase(passphrase)
         plain = serialization.load_pem_private_key(data, password=None)
         if not isinstance(plain, ec.EllipticCurvePrivateKey):
             raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
@@ -129,6 +127,8 @@ def load_ca(
         ) from None
     if not isinstance(key, ec.EllipticCurvePrivateKey):
         raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
+    if (pbkdf2_iterations(data) or 0) < ITERATIONS:
+        _write_key(directory / CA_KEY, key, passphrase)
     return key, x509.load_pem_x509_certificate((directory / CA_CERT).read_bytes())
 
 

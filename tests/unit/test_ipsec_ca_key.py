@@ -1,0 +1,72 @@
+"""The CA key at rest: PBKDF2 with a modern work factor (not cryptography's 2,048), readable
+by OpenSSL itself; a weak passphrase is refused for a new CA; an old key is upgraded."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from gpufabric.errors import UserError
+from gpufabric.ipsec import certs
+from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, pbkdf2_iterations
+
+PW = b"correct horse battery staple 42"
+
+
+def test_a_new_ca_key_uses_600000_pbkdf2_iterations(tmp_path: Path) -> None:
+    certs.ensure_ca(tmp_path / "ca", "t", 30, passphrase=PW)
+    pem = (tmp_path / "ca" / certs.CA_KEY).read_bytes()
+    assert pem.startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----")
+    assert pbkdf2_iterations(pem) == ITERATIONS >= 600_000
+    key, _ = certs.load_ca(tmp_path / "ca", PW)
+    assert isinstance(key, ec.EllipticCurvePrivateKey)
+
+
+def test_openssl_reads_the_key_and_reports_its_kdf(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed")
+    certs.ensure_ca(tmp_path / "ca", "t", 30, passphrase=PW)
+    key = tmp_path / "ca" / certs.CA_KEY
+    out = subprocess.run(
+        ["openssl", "asn1parse", "-in", str(key)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "PBES2" in out and "PBKDF2" in out and "hmacWithSHA256" in out
+    assert "aes-256-cbc" in out and "927C0" in out.upper()  # 600000 = 0x927C0
+    opened = subprocess.run(
+        ["openssl", "pkey", "-in", str(key), "-passin", "env:PW", "-noout"],
+        env={"PW": PW.decode(), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert opened.returncode == 0, opened.stderr
+
+
+def test_a_key_from_an_earlier_version_is_upgraded_on_load(tmp_path: Path) -> None:
+    certs.ensure_ca(tmp_path / "ca", "t", 30, passphrase=PW)
+    key_path = tmp_path / "ca" / certs.CA_KEY
+    key, _ = certs.load_ca(tmp_path / "ca", PW)
+    old = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(PW),
+    )
+    assert pbkdf2_iterations(old) == 2048  # what cryptography writes by itself
+    key_path.write_bytes(old)
+    certs.load_ca(tmp_path / "ca", PW)
+    assert pbkdf2_iterations(key_path.read_bytes()) == ITERATIONS
+
+
+@pytest.mark.parametrize(
+    "weak", [b"short", b"aaaaaaaaaaaaaaaaaaaa", b"abcabcabcabcabcabc", b"0101010101010101"]
+)
+def test_a_weak_passphrase_is_refused_for_a_new_ca(weak: bytes, tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="too weak"):
+        certs.ensure_ca(tmp_path / "ca", "t", 30, passphrase=weak)
+    assert not (tmp_path / "ca").exists()  # nothing half-written
+    check_passphrase(PW)
