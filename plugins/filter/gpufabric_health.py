@@ -72,11 +72,14 @@ def checks(
 def start(step1: dict[str, Any], expected_gbps: float = 0, fraction: float = 0.7) -> dict[str, Any]:
     """The bisection over every host that answered step 1 (hosts bad in step 1 still carry
     traffic: they can still prove others good, and a slow link is worth naming too)."""
-    ok = list(_plain(step1))
-    from gpufabric.health import bisect, judge
+    results = _plain(step1)
+    from gpufabric.health import bisect
+    from gpufabric.health.checks import traffic_limits
 
-    limits = judge.Limits(float(expected_gbps) or None, float(fraction))
-    return bisect.start(ok, limits)
+    limits, findings = traffic_limits(results, float(expected_gbps) or None, float(fraction))
+    state = bisect.start(list(results), limits)
+    state["findings"] = findings + state["findings"]
+    return state
 
 
 @_user

@@ -269,3 +269,76 @@ def test_no_key_material_in_any_log(mesh: Mesh) -> None:
         assert PASSPHRASE not in text
         for body in bodies:
             assert body not in text
+
+
+def test_health_run_judges_hosts_with_the_mesh_up(mesh: Mesh, tmp_path: Path) -> None:
+    """`gpufabric health run` over the meshed lab: strongSwan's TUN device (ipsec0, operstate
+    unknown) is no fabric NIC, and the userspace ESP rate is judged against the peers."""
+    from tests.lab.test_fabric_health import health
+
+    lab = mesh.lab
+    for host in lab.hosts:  # the mesh is really up: the TUN device exists on every host
+        assert "ipsec0" in lab.sh(host, "ls /sys/class/net").stdout.split(), host
+    code, rep = health(lab, tmp_path)
+    assert code == 0, rep
+    assert {h: v["status"] for h, v in rep["hosts"].items()} == dict.fromkeys(lab.hosts, "ok")
+    assert any("userspace ESP" in f for f in rep["findings"]), rep["findings"]
+    sas = parse_list_sas(lab.run(lab.hosts[0], "swanctl", "--list-sas").stdout)
+    assert missing_peers(sas, [lab.addresses[h] for h in lab.hosts[1:]]) == []
+
+
+MESH_FILES = (
+    "/etc/swanctl/conf.d/gpufabric.conf",
+    KEY,
+    "/etc/swanctl/x509/gpufabric-host.pem",
+    "/etc/swanctl/x509ca/gpufabric-ca.pem",
+    CRL,
+    "/etc/strongswan.d/gpufabric.conf",
+    "/etc/systemd/system/strongswan.service.d/gpufabric.conf",
+    "/etc/systemd/system/gpufabric-ipsec-guard.service",
+    "/usr/local/sbin/gpufabric-ipsec-guard",
+)
+
+
+def test_encryption_none_removes_the_mesh_cleanly(mesh: Mesh) -> None:
+    """The off switch (runs last: it takes the mesh down). With gpufabric_encryption=none the
+    ipsec play removes strongSwan's config, the guard and the mesh; members then talk in
+    clear; a second run and a --check run change nothing."""
+    lab = mesh.lab
+    off = ("-e", "gpufabric_encryption=none", "-e", f"ipsec_ca_dir={mesh.ca_dir}")
+    check = lab.ansible_playbook("playbooks/ipsec.yml", "--check", *off, env=ENV)
+    assert check.returncode == 0, check.stdout[-3000:]
+    assert all(v > 0 for v in recap_changed(check.stdout).values())  # --check: would remove
+    assert lab.sh(lab.hosts[0], f"test -e {KEY}", check=False).returncode == 0  # ... did not
+    proc = lab.ansible_playbook("playbooks/ipsec.yml", *off, env=ENV)
+    mesh.logs.append(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "ipsec: removed the gpufabric mesh" in proc.stdout
+    for host in lab.hosts:
+        state = lab.sh(
+            host,
+            "systemctl is-active strongswan; systemctl is-enabled strongswan; "
+            "systemctl is-active gpufabric-ipsec-guard",
+            check=False,
+        ).stdout.split()
+        assert state[0] != "active" and state[1] != "enabled" and state[2] != "active", state
+        left = [
+            p for p in MESH_FILES if lab.run(host, "test", "-e", p, check=False).returncode == 0
+        ]
+        assert left == [], f"{host}: {left}"
+        rules = lab.run(host, "ip", "rule", "show").stdout
+        assert not re.search(r"^(219|221|225|226|227):", rules, re.M), f"{host}: {rules}"
+        assert "ipsec0" not in lab.sh(host, "ls /sys/class/net").stdout.split(), host
+        assert lab.run(host, "ip", "xfrm", "policy", check=False).stdout.strip() == "", host
+    h1, h2 = lab.hosts[0], lab.hosts[1]
+    ping: dict[str, int] = {}
+
+    def traffic() -> None:
+        ping["rc"] = lab.sh(h2, f"ping -c 3 -i 0.3 {lab.addresses[h1]}", check=False).returncode
+
+    text = capture(lab, h1, 4, traffic)
+    assert ping["rc"] == 0 and "ICMP echo request" in text, text  # in clear: the mesh is off
+    again = lab.ansible_playbook("playbooks/ipsec.yml", *off, env=ENV)
+    assert again.returncode == 0, again.stdout[-3000:]
+    changed = recap_changed(again.stdout)
+    assert set(changed) == set(lab.hosts) and all(v == 0 for v in changed.values()), changed

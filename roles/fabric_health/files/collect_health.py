@@ -13,7 +13,8 @@ import os
 import shutil
 import subprocess
 
-NET_FILES = ("operstate", "carrier", "mtu", "speed", "carrier_changes")
+# type: the ARPHRD link type (1 Ethernet, 32 InfiniBand, 65534 none: a layer-3 TUN device)
+NET_FILES = ("operstate", "carrier", "mtu", "speed", "carrier_changes", "type")
 NET_STATS = ("rx_errors", "tx_errors", "rx_dropped", "tx_dropped", "rx_crc_errors")
 PCIE_FILES = ("current_link_speed", "current_link_width", "max_link_speed", "max_link_width")
 PORT_FILES = ("state", "phys_state", "rate", "link_layer")

@@ -15,8 +15,10 @@ from typing import Any
 
 from gpufabric.health import parsers
 from gpufabric.health.expect import Expected
-from gpufabric.health.judge import median
+from gpufabric.health.judge import Limits, median
 
+ARPHRD_NONE = "65534"  # linux/if_arp.h: a TUN device in IP mode
+LIBIPSEC_PREFIX = "ipsec"  # strongSwan kernel-libipsec names its TUN device ipsec0, ipsec1, ...
 CHECKS = ("nic-count", "link-down", "link-rate", "mtu", "flap", "errors", "pcie", "affinity")
 
 
@@ -39,15 +41,44 @@ class HostChecks:
             }
         )
 
+    userspace_esp: list[str] = field(default_factory=list)  # strongSwan TUN devices
+
     def to_dict(self) -> dict[str, Any]:
-        return {"reasons": self.reasons, "warnings": self.warnings, "checks": self.rows}
+        out: dict[str, Any] = {
+            "reasons": self.reasons,
+            "warnings": self.warnings,
+            "checks": self.rows,
+        }
+        if self.userspace_esp:
+            out["userspace_esp"] = self.userspace_esp
+        return out
+
+
+def layer3_tunnel(dev: dict[str, Any]) -> bool:
+    """A TUN device in IP mode (link type ARPHRD_NONE, if_arp.h): no link of its own (its
+    operstate reads "unknown"), it carries what a program writes into it, e.g. strongSwan's
+    userspace ESP device. Not a fabric NIC."""
+    return str(dev.get("type", "")).strip() == ARPHRD_NONE
+
+
+def userspace_esp(raw: dict[str, Any]) -> list[str]:
+    """strongSwan's kernel-libipsec TUN devices (ipsec0, ...) on this host: its IP traffic to
+    mesh members is encrypted in userspace (the lab's IPsec data path)."""
+    net = _dict(raw.get("net"))
+    return sorted(
+        n
+        for n, d in net.items()
+        if isinstance(d, dict) and layer3_tunnel(d) and n.startswith(LIBIPSEC_PREFIX)
+    )
 
 
 def fabric_netdevs(raw: dict[str, Any], exp: Expected) -> dict[str, dict[str, Any]]:
-    """The netdevs that carry the fabric: every non-loopback one in the lab and on TCP
-    fabrics; on RDMA fabrics the Ethernet ports of the RDMA devices (RoCE) only."""
+    """The netdevs that carry the fabric: every non-loopback one (but layer-3 tunnels) in the
+    lab and on TCP fabrics; on RDMA fabrics the Ethernet ports of the RDMA devices (RoCE)."""
     net = _dict(raw.get("net"))
-    devs = {n: d for n, d in net.items() if n != "lo" and isinstance(d, dict)}
+    devs = {
+        n: d for n, d in net.items() if n != "lo" and isinstance(d, dict) and not layer3_tunnel(d)
+    }
     if exp.fabric in ("lab", "tcpx", "tcpxo"):
         return devs if exp.fabric == "lab" else {n: d for n, d in devs.items() if d.get("pcie")}
     rdma_nets = {
@@ -151,6 +182,7 @@ def check_host(
     hc.add("errors", bad, warn)
     hc.add("pcie", _pcie(raw, nets, exp))
     hc.add("affinity", _affinity(facts))
+    hc.userspace_esp = userspace_esp(raw)
     return hc
 
 
@@ -256,3 +288,21 @@ def check_hosts(
         h: check_host(raw, facts.get(h) or {}, exp, peers).to_dict()
         for h, raw in sorted(raws.items())
     }
+
+
+def traffic_limits(
+    step1: dict[str, dict[str, Any]], expected_gbps: float | None, fraction: float
+) -> tuple[Limits, list[str]]:
+    """The limits step 2 judges by, and a finding when they differ from what was asked.
+
+    Where hosts send IP through strongSwan's userspace ESP (the lab's IPsec data path), the
+    rate is what the encryption in userspace achieves, not the link's: groups are then judged
+    against their peers only, never against the expected (pacing or line) rate."""
+    esp = sorted(h for h, r in step1.items() if isinstance(r, dict) and r.get("userspace_esp"))
+    if not esp or expected_gbps is None:
+        return Limits(expected_gbps, fraction), []
+    return Limits(None, fraction), [
+        f"IP traffic runs through userspace ESP (strongSwan kernel-libipsec) on "
+        f"{', '.join(esp)}: rates judged against peers only, not the expected "
+        f"{expected_gbps:g} Gbit/s"
+    ]
