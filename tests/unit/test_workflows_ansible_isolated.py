@@ -99,8 +99,10 @@ def test_every_ansible_step_of_the_workflows_runs_isolated() -> None:
             if "id-token" not in job.get("permissions", {}):
                 continue
             for step in job.get("steps", []):
-                for line in str(step.get("run", "")).splitlines():
-                    if "bin/ansible" in line:
+                # one command per line (continuation lines joined)
+                run = str(step.get("run", "")).replace("\\\n", " ")
+                for line in run.splitlines():
+                    if "bin/ansible" in line or "gpufabric certify" in line:
                         found += 1
                         assert "ansible_isolated.py" in line, f"{path.name}:{job_id}: {line}"
-    assert found >= 4  # inventory graph, tune-fabric, topology, benchmark
+    assert found >= 5  # inventory graph, tune-fabric, topology, benchmark, certify
