@@ -290,3 +290,84 @@ def test_check_names_the_nodes_outside_the_plan(project: Path, tmp_path: Path):
     result = run(project, *args, "--json", *save(tmp_path, _aws_docs()))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["outside"] == []
+
+
+def test_aws_several_reservations_plan_each_node_on_its_own(project: Path, tmp_path: Path):
+    stack = project / "stacks" / "Pulumi.aws-h100.yaml"
+    stack.write_text(stack.read_text().replace("gpufabric:nodes: 16", "gpufabric:nodes: 30"))
+    result = run(project, "capacity", "plan", "-s", "aws-h100", *save(tmp_path, _aws_docs()))
+    assert result.returncode == 0, result.stderr
+    overrides = printed_overrides(result.stdout)
+    assert "gpufabric:nodeGroup=instances" in overrides
+    shares = json.loads(
+        next(o for o in overrides if o.startswith("gpufabric:capacity.reservations=")).split(
+            "=", 1
+        )[1]
+    )
+    assert shares == [
+        {"id": "cr-0a0000000000000aa", "nodes": 20},
+        {"id": "cr-0b0000000000000bb", "nodes": 10},
+    ]
+    planned = run(project, "plan", "-s", "aws-h100", "--json", *overrides)
+    assert planned.returncode == 0, planned.stderr
+    instances = resources(planned.stdout, "aws:ec2/instance:Instance")
+    targets = [
+        i["inputs"]["capacityReservationSpecification"]["capacityReservationTarget"][
+            "capacityReservationId"
+        ]
+        for i in sorted(instances, key=lambda i: i["name"])
+    ]
+    assert targets == ["cr-0a0000000000000aa"] * 20 + ["cr-0b0000000000000bb"] * 10
+    human = run(project, "plan", "-s", "aws-h100", "--policy", *overrides)
+    assert human.returncode == 0, human.stdout + human.stderr  # placement: each on its reservation
+    assert "cr-0a0000000000000aa x 20, cr-0b0000000000000bb x 10" in human.stdout
+
+
+def test_gcp_sub_blocks_plan_each_node_on_its_sub_block(project: Path, tmp_path: Path):
+    from google.cloud import compute_v1
+
+    def sub(block: str, name: str, free: int) -> dict[str, Any]:
+        s = shapes.gcp_sub_block(
+            "a3u-reservation",
+            block,
+            name,
+            count=18,
+            in_use_count=18 - free,
+            in_use_host_count=18 - free,
+            status="READY",
+        )
+        doc = json.loads(compute_v1.ReservationSubBlock.to_json(s))
+        doc["selfLink"] = doc["selfLink"].replace(
+            f"projects/{shapes.GCP_PROJECT}/zones/{shapes.GCP_ZONE}",
+            "projects/my-gpu-project/zones/europe-west1-b",
+        )
+        return doc
+
+    docs = [("subs.json", [sub("b1", "s1", 5), sub("b1", "s2", 3), sub("b2", "s1", 2)])]
+    result = run(project, "capacity", "plan", "-s", "gcp-a3-ultra", *save(tmp_path, docs))
+    assert result.returncode == 0, result.stderr
+    overrides = printed_overrides(result.stdout)
+    base = "projects/my-gpu-project/reservations/a3u-reservation/reservationBlocks"
+    shares = json.loads(
+        next(o for o in overrides if o.startswith("gpufabric:capacity.reservations=")).split(
+            "=", 1
+        )[1]
+    )
+    assert shares == [
+        {"id": f"{base}/b1/reservationSubBlocks/s1", "nodes": 5},
+        {"id": f"{base}/b1/reservationSubBlocks/s2", "nodes": 3},
+    ]
+    assert "gpufabric:nodeGroup=instances" in overrides
+    planned = run(project, "plan", "-s", "gcp-a3-ultra", "--json", *overrides)
+    assert planned.returncode == 0, planned.stderr
+    instances = sorted(
+        resources(planned.stdout, "gcp:compute/instance:Instance"), key=lambda i: i["name"]
+    )
+    values = [
+        i["inputs"]["reservationAffinity"]["specificReservation"]["values"] for i in instances
+    ]
+    assert (
+        values
+        == [[f"{base}/b1/reservationSubBlocks/s1"]] * 5
+        + [[f"{base}/b1/reservationSubBlocks/s2"]] * 3
+    )

@@ -12,6 +12,7 @@ when that part is used (the registry's `module(name, part)`):
     mocks.py      computed(...) / answer(...): what the cloud fills in under the plan's mocks
     discovery.py  recognise(data), from_docs(outputs, docs), live(outputs, client): its nodes
     topology.py   parse(data, names, origin): where its nodes sit in the network (optional)
+    capacity.py   where reserved capacity sits before launch, for `gpufabric capacity` (optional)
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class CloudSpec:
     """Where region_key is None: what gpufabric:zone holds, e.g. "the region, e.g. eu-north1"."""
     capacity_groups: bool = False
     """Whether gpufabric:capacity.resourceGroupArn (several reservations behind one group) applies."""
+    capacity_targets: bool = False
+    """Whether gpufabric:capacity.reservations (several reservations, nodes placed on each) applies."""
     topology_input: str = ""
     """What `gpufabric topology --source <name> --input FILE` reads; '' where the cloud has no
     topology source of its own (topology.py)."""

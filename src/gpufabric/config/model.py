@@ -33,6 +33,13 @@ EgressMode = Literal["nat", "endpoints", "none"]
 _NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,30}[a-z0-9]$")
 
 
+class CapacityTarget(ConfigModel):
+    """One of several reservations (or blocks) and how many of the nodes go on it."""
+
+    id: str
+    nodes: StrictInt = Field(ge=1)
+
+
 class CapacityConfig(ConfigModel):
     """How the GPU capacity is bought."""
 
@@ -41,20 +48,53 @@ class CapacityConfig(ConfigModel):
     resource_group_arn: str | None = None
     """AWS: a capacity reservation resource group (several reservations or capacity blocks
     behind one cluster), instead of one reservationId."""
+    reservations: list[CapacityTarget] | None = None
+    """Several reservations (AWS ids; GCP block or sub-block paths), each with its share of
+    the nodes (together gpufabric:nodes), instead of one reservationId
+    (`gpufabric capacity plan` writes them)."""
 
     @model_validator(mode="after")
     def _reservation_needed(self) -> CapacityConfig:
-        targets = [t for t in (self.reservation_id, self.resource_group_arn) if t is not None]
+        targets = [
+            t
+            for t in (self.reservation_id, self.resource_group_arn, self.reservations)
+            if t is not None
+        ]
         if self.type in ("reservation", "capacity-block") and not targets:
             raise ValueError(f"capacity type '{self.type}' needs reservationId")
         if self.type == "on-demand" and targets:
             raise ValueError(
-                "reservationId / resourceGroupArn are only used with type reservation or "
-                "capacity-block"
+                "reservationId / resourceGroupArn / reservations are only used with type "
+                "reservation or capacity-block"
             )
         if len(targets) > 1:
-            raise ValueError("set reservationId or resourceGroupArn, not both")
+            given = [
+                key
+                for key, value in (
+                    ("reservationId", self.reservation_id),
+                    ("resourceGroupArn", self.resource_group_arn),
+                    ("reservations", self.reservations),
+                )
+                if value is not None
+            ]
+            raise ValueError(
+                f"set {' or '.join(given)}, not both"
+                if len(given) == 2
+                else "set only one of reservationId, resourceGroupArn and reservations"
+            )
+        if self.reservations is not None:
+            ids = [t.id for t in self.reservations]
+            if not ids:
+                raise ValueError("reservations is empty; name at least one")
+            if len(set(ids)) != len(ids):
+                raise ValueError("reservations names one reservation twice")
         return self
+
+    def target_ids(self) -> list[str]:
+        """Every reservation the nodes are placed on (one reservationId, or reservations)."""
+        if self.reservations is not None:
+            return [t.id for t in self.reservations]
+        return [self.reservation_id] if self.reservation_id is not None else []
 
 
 class FlowLogsConfig(ConfigModel):

@@ -39,9 +39,36 @@ def check(cfg: StackConfig) -> InstanceType:
             f"capacity reservation resource groups are {'/'.join(takers)}-only; "
             f"{itype.name} is {itype.cloud}",
         )
+    _check_reservations(cfg, itype)
     _check_network(cfg)
     registry.module(itype.cloud, "rules").check(cfg, itype)
     return itype
+
+
+def _check_reservations(cfg: StackConfig, itype: InstanceType) -> None:
+    """Several reservations: where the cloud places nodes on them, and shares adding up."""
+    several = cfg.capacity.reservations
+    if several is None:
+        return
+    key = "gpufabric:capacity.reservations"
+    if not registry.get(itype.cloud).capacity_targets:
+        takers = [s.display_name for s in registry.specs() if s.capacity_targets]
+        raise ConfigError(
+            key, [t.id for t in several], f"{'/'.join(takers)}-only; {itype.name} is {itype.cloud}"
+        )
+    total = sum(t.nodes for t in several)
+    if total != cfg.nodes:
+        raise ConfigError(
+            key,
+            [f"{t.id}: {t.nodes}" for t in several],
+            f"the shares add up to {total}, but gpufabric:nodes is {cfg.nodes}",
+        )
+    if cfg.node_group != "instances":
+        raise ConfigError(
+            "gpufabric:nodeGroup",
+            cfg.node_group,
+            "several reservations place each node on its own: use nodeGroup instances",
+        )
 
 
 def _check_other_clouds(cfg: StackConfig, itype: InstanceType) -> None:

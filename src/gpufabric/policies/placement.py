@@ -47,10 +47,11 @@ def _aws(stack: Stack, node: Node) -> str:
         if strategy != "cluster":
             return f"placement group {group.name} has strategy {strategy!r}, not 'cluster'"
         return ""
-    target = dig(
-        node.definition.props, "capacityReservationSpecification", "capacityReservationTarget"
-    )
-    if isinstance(target, Mapping) and any(target.values()):
+    targets = [  # on the template, or on each instance (one of several reservations)
+        dig(props, "capacityReservationSpecification", "capacityReservationTarget")
+        for props in (node.definition.props, node.resource.props)
+    ]
+    if any(isinstance(t, Mapping) and any(t.values()) for t in targets):
         # reserved capacity: the reservation's own placement group or none; a new group would
         # not hold the reservation (ParallelCluster's PlacementGroupCapacityReservationValidator)
         return ""

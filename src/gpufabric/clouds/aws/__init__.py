@@ -11,6 +11,7 @@ CLOUD = CloudSpec(
     type_prefix="aws",
     region_key="aws:region",
     discovery_input="`aws ec2 describe-instances --output json`",
+    capacity_targets=True,
     topology_source="aws",
     capacity_groups=True,
     topology_input="`aws ec2 describe-instance-topology` output (JSON)",

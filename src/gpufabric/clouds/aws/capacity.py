@@ -198,6 +198,4 @@ def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str,
 
 
 def planned_ids(cfg: StackConfig) -> list[str]:
-    cap = cfg.capacity
-    several = getattr(cap, "reservations", None) or []
-    return [t.id for t in several] or ([cap.reservation_id] if cap.reservation_id else [])
+    return cfg.capacity.target_ids()

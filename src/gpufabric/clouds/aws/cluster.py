@@ -43,11 +43,20 @@ class AwsCluster(pulumi.ComponentResource):
         tags = {CLUSTER_TAG: cfg.name, "gpufabric:stack": cfg.stack, **cfg.tags}
 
         reservation_group = (
-            _check_reservation(cfg, self) if cfg.capacity.reservation_id is not None else None
+            _check_reservation(cfg, self, cfg.capacity.reservation_id, f"{cfg.name}-reservation")
+            if cfg.capacity.reservation_id is not None
+            else None
         )
+        # several reservations: each read and checked alike; each node in its reservation's group
+        groups = {
+            target.id: _check_reservation(
+                cfg, self, target.id, f"{cfg.name}-reservation-{index}", "reservations"
+            )
+            for index, target in enumerate(cfg.capacity.reservations or [])
+        }
         net = build_network(cfg, tags, self)
         placement = build_placement(cfg, reservation_group, tags, self)
-        nodes = build_nodes(cfg, itype, net, placement, tags, self)
+        nodes = build_nodes(cfg, itype, net, placement, tags, self, groups)
 
         storage: pulumi.Output[dict | None] = pulumi.Output.from_input(None)
         if isinstance(cfg.storage, FsxLustreConfig):
@@ -90,25 +99,29 @@ class AwsCluster(pulumi.ComponentResource):
         self.outputs.register(self)
 
 
-def _check_reservation(cfg: StackConfig, parent: pulumi.Resource) -> pulumi.Output[str | None]:
+def _check_reservation(
+    cfg: StackConfig,
+    parent: pulumi.Resource,
+    reservation_id: str,
+    resource_name: str,
+    key: str = "reservationId",
+) -> pulumi.Output[str | None]:
     """Read the reservation, fail the deployment if it is in another zone or type, and return
     the ARN of the placement group it reserves capacity in (None: not in a group)."""
-    reservation_id = cfg.capacity.reservation_id
-    assert reservation_id is not None
     existing = aws.ec2.CapacityReservation.get(
-        f"{cfg.name}-reservation", reservation_id, opts=pulumi.ResourceOptions(parent=parent)
+        resource_name, reservation_id, opts=pulumi.ResourceOptions(parent=parent)
     )
 
     def verify(values: list) -> None:
         zone, itype = values
         if zone and zone != cfg.zone:
             raise pulumi.RunError(
-                f"gpufabric:capacity.reservationId: {reservation_id} is in {zone}, "
+                f"gpufabric:capacity.{key}: {reservation_id} is in {zone}, "
                 f"but gpufabric:zone is {cfg.zone}"
             )
         if itype and itype != cfg.instance_type:
             raise pulumi.RunError(
-                f"gpufabric:capacity.reservationId: {reservation_id} reserves {itype}, "
+                f"gpufabric:capacity.{key}: {reservation_id} reserves {itype}, "
                 f"but gpufabric:instanceType is {cfg.instance_type}"
             )
 

@@ -87,7 +87,10 @@ def build_nodes(
     placement: AwsPlacement,
     tags: dict[str, str],
     parent: pulumi.Resource,
+    reservation_groups: dict[str, pulumi.Output[str | None]] | None = None,
 ) -> AwsNodes:
+    """`reservation_groups`: with several reservations, each one's placement group ARN (read at
+    deploy time); each node then targets its own reservation, in that reservation's group."""
     opts = pulumi.ResourceOptions(parent=parent)
     name = cfg.name
     node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
@@ -137,7 +140,7 @@ def build_nodes(
     )
     if cfg.node_group == "group":
         return _autoscaling_group(cfg, net, placement, template, node_tags, opts)
-    return _instances(cfg, placement, template, opts)
+    return _instances(cfg, placement, template, opts, reservation_groups or {})
 
 
 def _instance_profile(
@@ -195,7 +198,7 @@ def _reservation(
 ) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
     cap = cfg.capacity
     if cap.reservation_id is None and cap.resource_group_arn is None:
-        return None
+        return None  # on demand, or several reservations: each instance targets its own
     return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
         capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
             capacity_reservation_id=cap.reservation_id,
@@ -251,12 +254,27 @@ def _instances(
     placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
     opts: pulumi.ResourceOptions,
+    reservation_groups: dict[str, pulumi.Output[str | None]],
 ) -> AwsNodes:
+    # several reservations: node i on the i-th share ([a, a, b, ...] in the order given)
+    targets = [t.id for t in cfg.capacity.reservations or [] for _ in range(t.nodes)]
     instances = [
         aws.ec2.Instance(
             f"{cfg.name}-node-{index:04d}",
             launch_template=aws.ec2.InstanceLaunchTemplateArgs(
                 id=template.id, version=template.latest_version.apply(str)
+            ),
+            capacity_reservation_specification=(
+                aws.ec2.InstanceCapacityReservationSpecificationArgs(
+                    capacity_reservation_target=aws.ec2.InstanceCapacityReservationSpecificationCapacityReservationTargetArgs(
+                        capacity_reservation_id=targets[index]
+                    )
+                )
+                if targets
+                else None
+            ),
+            placement_group=(
+                reservation_groups[targets[index]].apply(placement_group_name) if targets else None
             ),
             tags={"Name": f"{cfg.name}-node-{index:04d}"},
             opts=opts,

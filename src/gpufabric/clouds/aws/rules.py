@@ -141,6 +141,17 @@ def _check_capacity(cfg: StackConfig) -> None:
         raise ConfigError(
             "gpufabric:capacity.reservationId", rid, "must look like cr-0123456789abcdef0"
         )
+    for target in cap.reservations or []:
+        if not _RESERVATION_RE.match(target.id):
+            raise ConfigError(
+                "gpufabric:capacity.reservations", target.id, "must look like cr-0123456789abcdef0"
+            )
+        if cap.type == "capacity-block" and target.nodes > CAPACITY_BLOCK_MAX_INSTANCES:
+            raise ConfigError(
+                "gpufabric:capacity.reservations",
+                f"{target.id}: {target.nodes}",
+                f"one capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances",
+            )
     if group is not None:
         match = _RESOURCE_GROUP_RE.match(group)
         if not match or match["region"] != cfg.region:

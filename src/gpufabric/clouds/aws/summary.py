@@ -31,7 +31,7 @@ def summarise(plan: Plan) -> Facts:
         facts.append(("IMDS", f"httpTokens={meta.get('httpTokens')}"))
     facts.append(("Placement", _placement(plan, templates)))
     cap = cfg.capacity
-    target = cap.reservation_id or cap.resource_group_arn
+    target = cap.reservation_id or cap.resource_group_arn or _shares(cap.reservations)
     facts.append(("Capacity", cap.type + (f" {target}" if target else "")))
     asgs = plan.of_type("aws:autoscaling/group:Group")
     instances = plan.of_type("aws:ec2/instance:Instance")
@@ -88,6 +88,11 @@ def _placement(plan: Plan, templates: list[Any]) -> str:
             f"new placement group {g.name} (strategy {g.inputs.get('strategy')})" for g in groups
         )
     named = {lt.inputs.get("placement", {}).get("groupName") for lt in templates} - {None}
+    if cap.reservations:
+        return (
+            f"each node in its reservation's placement group, if any (read from "
+            f"{len(cap.reservations)} reservations at deploy time; no new group)"
+        )
     if cap.resource_group_arn:
         return (
             f"none: capacity reservation resource group {cap.resource_group_arn} "
@@ -102,6 +107,11 @@ def _placement(plan: Plan, templates: list[Any]) -> str:
         f"none: {cap.reservation_id} is in no placement group (read at deploy time; no new "
         "group for reserved capacity)"
     )
+
+
+def _shares(reservations: list[Any] | None) -> str:
+    """ "cr-a x 4, cr-b x 2": several reservations and the nodes on each."""
+    return ", ".join(f"{t.id} x {t.nodes}" for t in reservations or [])
 
 
 def _ranges(values: list[int]) -> str:

@@ -11,6 +11,7 @@ CLOUD = CloudSpec(
     type_prefix="gcp",
     region_key="gcp:region",
     discovery_input="`gcloud compute instances list --format=json`",
+    capacity_targets=True,
     topology_source="gcp",
     topology_input="`gcloud compute instances list --format=json` or physical_host values",
 )

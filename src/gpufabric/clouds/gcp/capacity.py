@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from gpufabric.capacity.model import Capacity, Choice, Unit, targets
+from gpufabric.capacity.model import Capacity, Choice, Unit, present, targets
 from gpufabric.config import StackConfig
 from gpufabric.errors import UserError
 
@@ -207,12 +207,12 @@ def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str,
     out.update(targets(choice, RESERVATION_KEY, RESERVATIONS_KEY, raw))
     if len(choice.units) > 1 and cfg.node_group != "instances":
         out["gpufabric:nodeGroup"] = "instances"
+        if present(raw, "gpufabric:gcp.maxTopologyDistance"):  # a group's workload policy
+            out["gpufabric:gcp.maxTopologyDistance"] = None
     return out
 
 
 def planned_ids(cfg: StackConfig) -> list[str]:
-    cap = cfg.capacity
-    several = getattr(cap, "reservations", None) or []
-    ids = [t.id for t in several] or ([cap.reservation_id] if cap.reservation_id else [])
+    ids = cfg.capacity.target_ids()
     project = cfg.gcp.project
     return [i if i.startswith("projects/") else f"projects/{project}/reservations/{i}" for i in ids]

@@ -201,7 +201,10 @@ def _instances(
     opts: pulumi.ResourceOptions,
 ) -> GcpNodes:
     name = cfg.name
-    plan = compact_placement(itype, cfg.nodes, cfg.gcp.max_distance, cfg.capacity.reservation_id)
+    # one reservation for every node, or several: node i on the i-th share ([a, a, b, ...])
+    shares = [t.id for t in cfg.capacity.reservations or [] for _ in range(t.nodes)]
+    targets = shares or [cfg.capacity.reservation_id] * cfg.nodes
+    plan = compact_placement(itype, cfg.nodes, cfg.gcp.max_distance, targets[0])
     policies = []
     for index, size in enumerate(plan.sizes):
         policy_name = f"{name}-placement" if len(plan.sizes) == 1 else f"{name}-placement-{index}"
@@ -250,16 +253,16 @@ def _instances(
                 scheduling=compute.InstanceSchedulingArgs(
                     on_host_maintenance="TERMINATE",
                     automatic_restart=True,
-                    provisioning_model=provisioning_model(itype, cfg.capacity.reservation_id),
+                    provisioning_model=provisioning_model(itype, targets[index]),
                 ),
                 reservation_affinity=(
                     compute.InstanceReservationAffinityArgs(
                         type="SPECIFIC_RESERVATION",
                         specific_reservation=compute.InstanceReservationAffinitySpecificReservationArgs(
-                            key=RESERVATION_KEY, values=[cfg.capacity.reservation_id]
+                            key=RESERVATION_KEY, values=[str(targets[index])]
                         ),
                     )
-                    if cfg.capacity.reservation_id
+                    if targets[index]
                     else None
                 ),
                 shielded_instance_config=compute.InstanceShieldedInstanceConfigArgs(

@@ -37,8 +37,9 @@ GCP_RESERVED_PER_SUBNET = 4  # network, gateway, second-to-last and broadcast ad
 _ZONE_RE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-(?P<suffix>[a-z])$")
 _RESERVATION_RE = re.compile(
     r"^(projects/(?P<project>[a-z][a-z0-9-]{4,28}[a-z0-9])/reservations/)?"
-    r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?(/reservationBlocks/[a-z0-9-]+)?$"
-)
+    r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
+    r"(/reservationBlocks/[a-z0-9-]+(/reservationSubBlocks/[a-z0-9-]+)?)?$"
+)  # as Cluster Toolkit's nodeset reservation_name (a sub-block only inside its block)
 _LABEL_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 _LABEL_VALUE_RE = re.compile(r"^[a-z0-9_-]{0,63}$")
 _FS_NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
@@ -101,16 +102,21 @@ def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
             "capacity blocks are AWS; on GCP use on-demand or reservation "
             "(a specific reservation by name)",
         )
-    rid = cap.reservation_id
-    if rid is None:
-        return
+    if cap.reservation_id is not None:
+        _check_reservation(cfg, itype, "gpufabric:capacity.reservationId", cap.reservation_id)
+    for target in cap.reservations or []:
+        _check_reservation(cfg, itype, "gpufabric:capacity.reservations", target.id)
+
+
+def _check_reservation(cfg: StackConfig, itype: InstanceType, key: str, rid: str) -> None:
     match = _RESERVATION_RE.match(rid)
     if not match:
         raise ConfigError(
-            "gpufabric:capacity.reservationId",
+            key,
             rid,
             "must be a reservation name (e.g. a3mega-res), optionally "
-            "projects/PROJECT/reservations/NAME[/reservationBlocks/BLOCK]",
+            "projects/PROJECT/reservations/NAME[/reservationBlocks/BLOCK"
+            "[/reservationSubBlocks/SUBBLOCK]]",
         )
     if cfg.node_group != "instances":
         return
@@ -130,7 +136,7 @@ def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
     shared_from = match["project"]
     if shared_from and shared_from != cfg.gcp.project:
         raise ConfigError(
-            "gpufabric:capacity.reservationId",
+            key,
             rid,
             "compact placement policies work only with single-project reservations, "
             "not ones shared from another project; use nodeGroup group",

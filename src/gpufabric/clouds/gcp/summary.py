@@ -58,7 +58,8 @@ def summarise(plan: Plan) -> Facts:
         count = len(plan.of_type(INSTANCE))
         facts.append(("Node group", f"{count} instances of {cfg.instance_type}"))
     cap = cfg.capacity
-    facts.append(("Capacity", cap.type + (f" {cap.reservation_id}" if cap.reservation_id else "")))
+    target = cap.reservation_id or ", ".join(f"{t.id} x {t.nodes}" for t in cap.reservations or [])
+    facts.append(("Capacity", cap.type + (f" {target}" if target else "")))
     facts.append(
         (
             "Partitions",
