@@ -37,7 +37,9 @@ def _user(fn: F) -> F:
 
 
 def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
+    from gpufabric.inputs.formats import parse_json
+
+    return parse_json(json.dumps(value, default=str), where="Ansible host variables")
 
 
 def _hostvar(hostvars: Any, host: str, name: str, default: Any = None) -> Any:
@@ -52,13 +54,16 @@ def checks(
     hostvars: Any, hosts: list[str], fabric: str, instance_type: str = "", mtu: int = 0
 ) -> dict[str, Any]:
     """Step 1 for every host that answered (collector output + gpufabric_facts)."""
+    from gpufabric.inputs.errors import InputError
+    from gpufabric.inputs.formats import parse_json
+
     raws: dict[str, Any] = {}
     facts: dict[str, Any] = {}
     for h in _plain(hosts):
         reg = _hostvar(hostvars, h, "__fabric_health_collect") or {}
         try:
-            raws[h] = json.loads(reg.get("stdout") or "")
-        except ValueError:
+            raws[h] = parse_json(reg.get("stdout") or "", where=f"{h}: health collector output")
+        except InputError:
             continue  # no answer: reported as unreachable
         facts[h] = _hostvar(hostvars, h, "gpufabric_facts") or {}
     from gpufabric.health.checks import check_hosts

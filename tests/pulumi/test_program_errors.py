@@ -37,5 +37,5 @@ def test_program_reads_its_stack_file_strictly_under_pulumi_up(tmp_path) -> None
     mocks = RecordingMocks(MockFacts(region="us-east-1", zone="us-east-1a"))
     with pytest.raises(UserError) as err:
         _run_program(tmp_path / "infra" / "__main__.py", "dup", raw, mocks)
-    assert "Pulumi.dup.yaml: duplicate key 'gpufabric:nodes'" in str(err.value)
+    assert "key 'gpufabric:nodes' given twice" in str(err.value)
     assert not [r for r in mocks.records if r.custom], "nothing may be registered"

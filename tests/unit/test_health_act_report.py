@@ -102,6 +102,11 @@ def test_iperf3_bidir_json_from_the_lab() -> None:
     assert err == "iperf3: unable to connect to server: Connection refused"
     assert traffic.parse_iperf3("")[2] == "iperf3 printed no JSON"
     assert traffic.parse_iperf3("[1]")[2] == "iperf3 printed no JSON object"
+    # a report with a key twice is not trusted: a test without a result, measured again
+    twice = '{"intervals": [], "error": "", "error": "x"}'
+    assert traffic.parse_iperf3(twice)[2] == (
+        "iperf3 printed no JSON (key 'error' given twice in one JSON object)"
+    )
 
 
 def test_iperf3_ring_commands_and_results() -> None:

@@ -35,9 +35,27 @@ def test_json_duplicate_key_named() -> None:
     )
 
 
-@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"x": -Infinity}'])
-def test_json_nan_and_infinity_refused(text: str) -> None:
-    assert "is not a number gpufabric accepts" in _err(formats.parse_json, text, where=W)
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("NaN", "line 1: NaN"),
+        ("[1,\n Infinity]", "line 2: Infinity"),
+        ('{"s": "NaN", "x":\n -Infinity}', "line 2: 'x': -Infinity"),
+    ],
+)
+def test_json_nan_and_infinity_refused_naming_line_and_key(text: str, named: str) -> None:
+    assert _err(formats.parse_json, text, where=W) == (
+        f"f: {named} is not a number gpufabric accepts (JSON)"
+    )
+
+
+def test_json_identical_duplicates_allowed_only_when_asked() -> None:
+    text = '{"sock_bufsize": 0, "sock_bufsize": 0}'
+    assert "given twice" in _err(formats.parse_json, text, where=W)
+    assert formats.parse_json(text, where=W, duplicates="identical") == {"sock_bufsize": 0}
+    assert "key 'error' given twice" in _err(
+        formats.parse_json, '{"error": 5, "error": 0}', where=W, duplicates="identical"
+    )
 
 
 @pytest.mark.parametrize("text", ["1e999", "[-1e400]"])
@@ -47,6 +65,8 @@ def test_json_overflow_to_infinity_refused(text: str) -> None:
 
 def test_json_huge_integer_refused() -> None:
     assert "integer of 5000 digits" in _err(formats.parse_json, "1" * 5000, where=W)
+    serial = 2**159 + 1  # an X.509 serial: up to 20 octets
+    assert formats.parse_json(f"[{serial}]", where=W) == [serial]
 
 
 @pytest.mark.parametrize("opener", ["[", '{"a":'])

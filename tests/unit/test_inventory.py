@@ -267,16 +267,16 @@ def test_another_clouds_discovery_file(tmp_path: Path, stack: str, doc: Any, wor
 def test_truncated_discovery_json(tmp_path: Path) -> None:
     text = json.dumps(AWS_DOC)
     source = _source(tmp_path, plan_for("aws-h100").outputs, {"cut.json": text[: len(text) // 2]})
-    _fails(source, "discovery file", "cut.json", "not JSON", "truncated?")
+    _fails(source, "cut.json", "not valid JSON", "cut short?")
 
 
 def test_truncated_outputs_json(tmp_path: Path) -> None:
     text = json.dumps(plan_for("aws-h100").outputs)
     _fails(
         _source(tmp_path, text[:-7], {"d.json": AWS_DOC}),
-        "outputs file",
         "outputs.json",
-        "not JSON",
+        "not valid JSON",
+        "cut short?",
     )
 
 
@@ -317,7 +317,7 @@ def test_missing_discovery_file(tmp_path: Path) -> None:
     source.write_text(
         "plugin: gpufabric_pulumi\noutputs_file: outputs.json\ndiscovery_file: nope.json\n"
     )
-    _fails(source, "discovery file", "nope.json", "No such file")
+    _fails(source, "discovery file", "nope.json", "no such file")
 
 
 def test_bad_leaf_map(tmp_path: Path) -> None:

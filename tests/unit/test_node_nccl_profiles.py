@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from gpufabric.catalog import lookup
 from gpufabric.clouds.gcp import facts as gcp_facts
 from gpufabric.errors import UserError
+from gpufabric.inputs import packaged
 from gpufabric.node import nccl_profiles as profiles
 from gpufabric.vocabulary import FABRICS
 
@@ -150,9 +150,7 @@ def test_extra_settings_and_their_checks():
 
 
 def test_book_rejects_an_unconditional_plugin_managed_setting():
-    data = yaml.safe_load(
-        profiles.resources.files("gpufabric.node").joinpath("nccl_profiles.yaml").read_text()
-    )
+    data = packaged.load_yaml("gpufabric.node", "nccl_profiles.yaml")
     data["profiles"]["efa"]["settings"].append(
         {"name": "NCCL_BUFFSIZE", "value": "8388608", "source": "an old sample script"}
     )

@@ -117,6 +117,7 @@ def test_missing_phase_and_fio_error_fail(tmp_path: Path) -> None:
     [
         ("", "no fio JSON report"),
         ('{"fio version": "fio-3.33", "timestamp_ms": 1, "jobs": [', "cut short or broken"),
+        ('{"fio version": "fio-3.33", "timestamp_ms": 1, "jobs": [}', "fio JSON: line 1 column"),
         ('{"timestamp_ms": 1, "jobs": []}', "not a fio report"),
         ('{"fio version": "x", "timestamp_ms": 1, "jobs": []}', "without jobs"),
         ("[1, 2]", "no fio JSON report"),
@@ -130,11 +131,11 @@ def test_bad_fio_reports_are_one_line(text: str, words: str) -> None:
 @pytest.mark.parametrize(
     ("bad", "words"),
     [
+        ("NaN", r"line \d+: 'io_bytes': NaN is not a number"),
         ("-1", "'io_bytes' must be a non-negative number"),
         ('"many"', "'io_bytes' must be a non-negative number"),
         ("true", "'io_bytes' must be a non-negative number"),
-        ("NaN", "x.json: NaN is not a number gpufabric accepts"),  # strict JSON refuses it first
-        ("Infinity", "x.json: Infinity is not a number gpufabric accepts"),
+        ("Infinity", r"line \d+: 'io_bytes': Infinity is not a number"),
     ],
 )
 def test_nonsense_numbers_name_the_field(bad: str, words: str) -> None:
@@ -275,3 +276,19 @@ def test_cli_empty_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = RUNNER.invoke(app, ["storage", "gate", str(tmp_path)])
     assert isinstance(result.exception, UserError)
     assert "no <host>/<phase>.json" in str(result.exception)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            '{"fio version": "fio-3.33", "timestamp_ms": 1, "jobs": [{"error": 5, "error": 0}]}',
+            "key 'error' given twice",
+        ),
+        ('{"fio version": "fio-3.33", "timestamp_ms": NaN, "jobs": []}', "NaN is not a number"),
+    ],
+)
+def test_contradictory_or_non_numeric_fio_json_is_refused(text: str, words: str) -> None:
+    """`"error": 5, "error": 0` would pass as error 0 with Python's json (last key wins)."""
+    with pytest.raises(UserError, match=words):
+        parse_fio(text, "n1/write.json")

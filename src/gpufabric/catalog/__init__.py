@@ -6,12 +6,12 @@ import difflib
 from functools import cache
 from importlib import resources
 
-import yaml
 from pydantic import ValidationError
 
 from gpufabric.catalog.model import InstanceType
 from gpufabric.clouds import registry
 from gpufabric.errors import ConfigError
+from gpufabric.inputs import packaged
 
 __all__ = ["InstanceType", "catalog", "lookup"]
 
@@ -27,7 +27,7 @@ def catalog() -> dict[str, InstanceType]:
             files.append(own)
     entries: dict[str, InstanceType] = {}
     for file in files:
-        for name, fields in yaml.safe_load(file.read_text())["instances"].items():
+        for name, fields in packaged.load_resource(file)["instances"].items():
             if name in entries:
                 raise RuntimeError(f"{file}: {name} is already in the catalog")
             entries[name] = _entry(name, dict(fields), file.name)

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
 from gpufabric.catalog import lookup
+from gpufabric.inputs import packaged
 from gpufabric.nccl.gate.ceilings import ceiling
 from gpufabric.nccl.gate.thresholds import thresholds as gate_thresholds
 from gpufabric.nccl.gate.verdict import resolve_nodes
@@ -22,8 +20,7 @@ from gpufabric.nccl.parse.transport import transport
 
 @cache
 def table() -> dict[str, Any]:
-    text = resources.files("gpufabric.certify").joinpath("thresholds.yaml").read_text()
-    return dict(yaml.safe_load(text))
+    return dict(packaged.load_yaml("gpufabric.certify", "thresholds.yaml"))
 
 
 def advice(reason: str) -> str:

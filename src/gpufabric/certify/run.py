@@ -9,15 +9,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
-
-import yaml
 
 from gpufabric.certify import stages
 from gpufabric.certify.hosts import Holder, Inventory, Runner
 from gpufabric.certify.limits import Collective, judge, table
+from gpufabric.inputs import packaged
 
 FabricRun = Callable[[list[str], str], dict[str, Any]]  # hosts, label -> doctor's report
 CollectiveRun = Callable[[list[str], str], str]  # hosts, collective -> nccl-tests + INFO log
@@ -25,8 +23,7 @@ CollectiveRun = Callable[[list[str], str], str]  # hosts, collective -> nccl-tes
 
 @cache
 def criteria() -> dict[str, Any]:
-    text = resources.files("gpufabric.certify").joinpath("criteria.yaml").read_text()
-    return dict(yaml.safe_load(text))
+    return dict(packaged.load_yaml("gpufabric.certify", "criteria.yaml"))
 
 
 @dataclass

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 import typer
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import load_json
 
 REPO = Path(__file__).resolve().parents[3]
 PLAYBOOK = REPO / "playbooks" / "fabric-health.yml"
@@ -126,7 +127,7 @@ def run_playbook(
     if not report_file.is_file():
         raise _no_report(proc, inventory, log)
     try:
-        report = json.loads(report_file.read_text())
+        report = load_json(report_file, what="the health report the playbook writes")
         judged = set(report["hosts"])
     except (ValueError, KeyError, TypeError) as exc:
         raise UserError(f"{report_file}: not a health report ({exc})") from None

@@ -18,6 +18,7 @@ from typer._click.exceptions import ClickException
 from gpufabric import __version__
 from gpufabric.cli import conventions
 from gpufabric.errors import UserError
+from gpufabric.inputs import files
 
 # name -> (module, attribute): a Typer sub-app, or a function for a single command. Only the
 # module of the command being run is imported (`gpufabric topology render` does not pay for
@@ -81,6 +82,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     """Console-script entry point."""
+    files.reset_stdin()  # one command: standard input readable once (tests run several)
     command = typer.main.get_command(build(sys.argv[1] if len(sys.argv) > 1 else None))
     conventions.add_exit_code_epilogs(command)
     stdout_at_start = conventions.stdout_file()

@@ -7,7 +7,6 @@ One entry point for both `gpufabric plan` (stack file + -c overrides) and the Pu
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from gpufabric.config.stackfile import load_stack_file
 from gpufabric.config.storage_goal import with_storage_goal
 from gpufabric.config.validate import check, region_keys
 from gpufabric.errors import ConfigError, MissingConfigError, UserError
+from gpufabric.inputs.formats import parse_json_or_text
 
 NAMESPACE = "gpufabric"
 _SECTION_ALIASES = {name: field.alias or name for name, field in StackConfig.model_fields.items()}
@@ -199,7 +199,7 @@ def _raw_pulumi_config() -> dict[str, Any]:
     from pulumi.runtime import config as runtime_config
 
     merged = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    return {key: _decode(text) for key, text in merged.items()}
+    return {key: _decode(key, text) for key, text in merged.items()}
 
 
 def secret_config_keys() -> list[str]:
@@ -217,9 +217,8 @@ def secret_config_value_texts() -> list[str]:
     return secret_values(_raw_pulumi_config(), secret_config_keys())
 
 
-def _decode(text: str) -> Any:
+def _decode(key: str, text: str) -> Any:
     """Pulumi passes structured and numeric values as JSON text."""
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+    if not isinstance(text, str):
         return text
+    return parse_json_or_text(text, where=key)

@@ -14,7 +14,6 @@ not running or has no private address is named in a warning and left out.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from gpufabric.clouds import registry
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import load_json
 from gpufabric.stack_outputs import StackOutputs
 
 
@@ -75,18 +75,7 @@ def _printed_by(kind: str) -> str:
 
 
 def read_json(path: Path) -> Any:
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise UserError(f"discovery file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"discovery file {path}: not UTF-8 text (binary?)") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"discovery file {path}: not JSON ({exc.msg} at line {exc.lineno}); truncated?"
-        ) from None
+    return load_json(path, what="a discovery file (saved cloud CLI JSON)")
 
 
 def from_files(outputs: StackOutputs, paths: Sequence[Path]) -> Found:

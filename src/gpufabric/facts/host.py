@@ -10,19 +10,16 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from functools import cache
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from gpufabric.facts import fi_info, ibstat, ibv_devinfo, ip_link, nvidia_smi_topo
 from gpufabric.facts.models import GpuTopology, IbDevice
+from gpufabric.inputs import packaged
 
 
 @cache
 def pci_ids() -> dict[str, Any]:
-    text = resources.files("gpufabric.facts").joinpath("pci.yaml").read_text()
-    return yaml.safe_load(text)
+    return packaged.load_yaml("gpufabric.facts", "pci.yaml")
 
 
 def classify_pci(devices: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

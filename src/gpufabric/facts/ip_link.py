@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.facts.models import NetLink
+from gpufabric.inputs.formats import parse_json
 
 
 def parse(text: str) -> tuple[NetLink, ...]:
     """Parse the JSON array `ip -j link` prints; empty text gives ()."""
     if not text.strip():
         return ()
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"ip -j link: output is not JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
+    data: Any = parse_json(text, where="ip -j link")
     if not isinstance(data, list):
         raise UserError("ip -j link: expected a JSON array of interfaces")
     return tuple(_link(item) for item in data if isinstance(item, dict))

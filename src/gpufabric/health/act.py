@@ -8,9 +8,11 @@ gets the taint TAINT_KEY=bad:NoSchedule; a healthy host loses that taint key onl
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from gpufabric.inputs.errors import InputError
+from gpufabric.inputs.formats import parse_json
 
 PREFIX = "gpufabric-health:"
 TAINT_KEY = "gpufabric.io/fabric-health"
@@ -126,8 +128,8 @@ def slurm_unapplied(actions: list[dict[str, Any]], nodes: dict[str, dict[str, st
 def parse_kubectl_nodes(text: str) -> dict[str, list[dict[str, str]]]:
     """`kubectl get nodes -o json` -> {node: its taints}."""
     try:
-        doc = json.loads(text or "{}")
-    except ValueError:
+        doc = parse_json(text or "{}", where="kubectl get nodes -o json")
+    except InputError:
         return {}
     out: dict[str, list[dict[str, str]]] = {}
     for item in doc.get("items") or [] if isinstance(doc, dict) else []:

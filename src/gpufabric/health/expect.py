@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
 from gpufabric.errors import UserError
+from gpufabric.inputs import packaged
 
 FABRICS = ("efa", "infiniband", "roce", "tcpxo", "tcpx", "lab")
 
 
 @cache
 def table() -> dict[str, Any]:
-    text = resources.files("gpufabric.health").joinpath("health.yaml").read_text()
-    return dict(yaml.safe_load(text))
+    return dict(packaged.load_yaml("gpufabric.health", "health.yaml"))
 
 
 @dataclass(frozen=True)

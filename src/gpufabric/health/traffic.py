@@ -15,11 +15,12 @@ in parallel) and the commands' stdout back into results.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from gpufabric.health.bisect import Result, Test
+from gpufabric.inputs.errors import InputError
+from gpufabric.inputs.formats import parse_json
 
 TOOLS = ("iperf3", "nccl-tests")
 
@@ -64,10 +65,14 @@ def iperf3_commands(
 
 def parse_iperf3(text: str, interval: float = 0.5) -> tuple[list[float], list[float], str]:
     """`iperf3 --bidir --json` -> (forward Gbit/s per interval, reverse, error)."""
-    try:
-        doc = json.loads(text)
-    except (TypeError, ValueError):
+    if not isinstance(text, str) or not text.strip():
         return [], [], "iperf3 printed no JSON"
+    try:
+        # iperf3 3.12 writes sock_bufsize / sndbuf_actual / rcvbuf_actual twice per --bidir
+        # report (tests/unit/data/health/iperf3_bidir_lab.json): the same value is taken
+        doc = parse_json(text, where="iperf3 --json", duplicates="identical")
+    except InputError as exc:
+        return [], [], f"iperf3 printed no JSON ({exc.problem})"
     if not isinstance(doc, dict):
         return [], [], "iperf3 printed no JSON object"
     if doc.get("error"):

@@ -1,7 +1,7 @@
 """Strict JSON and YAML: what a file says, exactly once, or one line saying why not.
 
 JSON (RFC 8259 plus the rules its own section 4 leaves open): a key given twice in one object,
-`NaN` / `Infinity` and numbers that overflow to infinity, integers longer than 40 digits and
+`NaN` / `Infinity` and numbers that overflow to infinity, integers longer than 100 digits and
 nesting deeper than `max_depth` are refused (Python's json module would keep the last key,
 accept NaN and hit RecursionError). YAML: see yaml12.py (YAML 1.2 core schema, duplicate keys,
 alias loops and alias bombs refused). Each error names the input, the line where known, and
@@ -34,21 +34,48 @@ _BRACKET = re.compile(r"[\[\]{}]")
 _UNKNOWN_TAG = re.compile(r"constructor for the tag '(.*)'")
 
 
+_CONSTANT = re.compile(r'(?:"((?:[^"\\]|\\.)*)"\s*:\s*)?(-?Infinity|NaN)\b')
+
+Duplicates = Literal["refuse", "identical"]
+
+
+class StrictnessError(FormatError):
+    """Valid JSON that breaks a strict rule (a key twice, NaN, too deep, a huge number)."""
+
+
 class _Duplicate(Exception):
     pass
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Duplicate(key)
-        out[key] = value
-    return out
+class _Constant(Exception):
+    pass
+
+
+def _pairs_hook(duplicates: Duplicates) -> Any:
+    def pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out and (duplicates == "refuse" or out[key] != value):
+                raise _Duplicate(key)
+            out[key] = value
+        return out
+
+    return pairs
 
 
 def _constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number gpufabric accepts")
+    raise _Constant(name)
+
+
+def _where_constant(text: str) -> str:
+    """`line N: 'key': NaN` for the first NaN / Infinity outside strings (best effort)."""
+    stripped = _STRING.sub(lambda m: '"' + "x" * (len(m.group()) - 2) + '"', text)
+    for match in _CONSTANT.finditer(stripped):
+        line = text.count("\n", 0, match.start(2)) + 1
+        key = text[match.start(1) : match.end(1)] if match.group(1) is not None else None
+        named = f"{key!r}: " if key is not None else ""
+        return f"line {line}: {named}{match.group(2)}"
+    return "NaN or Infinity"
 
 
 def _float(text: str) -> float:
@@ -73,30 +100,44 @@ def _json_depth(text: str, max_depth: int, where: str) -> None:
             depth += 1
             if depth > max_depth:
                 line = stripped.count("\n", 0, match.start()) + 1
-                raise FormatError(where, f"line {line}: JSON nested deeper than {max_depth} levels")
+                raise StrictnessError(
+                    where, f"line {line}: JSON nested deeper than {max_depth} levels"
+                )
         else:
             depth -= 1
 
 
-def parse_json(text: str, *, where: str, max_depth: int = MAX_DEPTH) -> Any:
-    """Strict JSON from text; FormatError naming `where`, the line and the key or value."""
+def parse_json(
+    text: str, *, where: str, max_depth: int = MAX_DEPTH, duplicates: Duplicates = "refuse"
+) -> Any:
+    """Strict JSON from text; FormatError naming `where`, the line and the key or value.
+
+    duplicates="identical" lets a key repeat with the very same value (iperf3 3.12 writes
+    `sock_bufsize` twice into every --bidir report); a different value is still refused."""
     _json_depth(text, max_depth, where)
     try:
         return json.loads(
             text,
-            object_pairs_hook=_pairs,
+            object_pairs_hook=_pairs_hook(duplicates),
             parse_constant=_constant,
             parse_float=_float,
             parse_int=_int,
         )
     except _Duplicate as exc:
-        raise FormatError(where, f"key {exc.args[0]!r} given twice in one JSON object") from None
+        raise StrictnessError(
+            where, f"key {exc.args[0]!r} given twice in one JSON object"
+        ) from None
+    except _Constant:
+        found = _where_constant(text)
+        raise StrictnessError(where, f"{found} is not a number gpufabric accepts (JSON)") from None
     except json.JSONDecodeError as exc:
+        at_end = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        cut = "; cut short?" if at_end else ""
         raise FormatError(
-            where, f"line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})"
+            where, f"line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}{cut})"
         ) from None
     except ValueError as exc:
-        raise FormatError(where, f"{exc} (JSON)") from None
+        raise StrictnessError(where, f"{exc} (JSON)") from None
     except RecursionError:  # the depth scan above makes this unreachable; kept as a guard
         raise FormatError(where, f"JSON nested deeper than {max_depth} levels") from None
 
@@ -135,6 +176,18 @@ def parse_yaml(
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def parse_json_or_text(text: str, *, where: str) -> Any:
+    """A config value as Pulumi hands it to a program: JSON where it parses, else the string
+    itself. JSON that breaks a strict rule (`{"a": 1, "a": 2}`, NaN) is refused, not kept
+    as a string."""
+    try:
+        return parse_json(text, where=where)
+    except StrictnessError:
+        raise
+    except FormatError:
+        return text
 
 
 Format = Literal["json", "yaml", "auto"]

@@ -24,7 +24,9 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-INT_DIGITS = 40  # longer integers are not counts or sizes of anything
+# longer integers are not counts, sizes or ids of anything (an X.509 serial, RFC 5280 4.1.2.2:
+# at most 20 octets, 49 digits)
+INT_DIGITS = 100
 
 
 class Refused(Exception):

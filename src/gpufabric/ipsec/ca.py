@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import read_text, reset_stdin
 from gpufabric.ipsec import certs, crl
 from gpufabric.ipsec.members import HOST_NAME, ipv4
 
@@ -57,6 +58,7 @@ def _days(value: int, what: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    reset_stdin()  # one command: standard input readable once
     passphrase = os.environ.get(PASSPHRASE_ENV, "").encode()
     try:
         days = _days(args.days, "--days")
@@ -69,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             if not HOST_NAME.fullmatch(args.identity):
                 raise UserError(f"--identity: {args.identity!r} is not a plain host name")
             addresses = [ipv4(a, f"ipsec: {args.identity}'s address") for a in args.address]
-            print(certs.sign_public_key(args.dir, sys.stdin.read(), args.identity, addresses,
+            pem = read_text("-", what="the host's public key (PEM)", max_bytes=64 * 1024)
+            print(certs.sign_public_key(args.dir, pem, args.identity, addresses,
                                         days, passphrase=passphrase), end="")  # fmt: skip
         else:
             result = crl.update_crl(args.dir, args.member, passphrase=passphrase, days=days,

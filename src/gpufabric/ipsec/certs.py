@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import MiB, read_bytes, read_text
+from gpufabric.inputs.formats import load_json, parse_json
 from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, encrypted_pem, pbkdf2_iterations
 
 CA_KEY = "ca.key.pem"
@@ -101,7 +103,7 @@ def ensure_ca(
 
 
 def ca_cert_pem(directory: Path) -> str:
-    return (directory / CA_CERT).read_text()
+    return read_text(directory / CA_CERT, what="the CA certificate (PEM)", max_bytes=MiB)
 
 
 def load_ca(
@@ -111,14 +113,14 @@ def load_ca(
     key encrypted with a weaker work factor (earlier versions: 2,048 PBKDF2 iterations) is
     encrypted again with the current one."""
     _require(passphrase)
-    data = (directory / CA_KEY).read_bytes()
+    data = read_bytes(directory / CA_KEY, what="the CA key (PEM)", max_bytes=MiB)
     if b"ENCRYPTED" not in data.split(b"\n", 1)[0]:
         check_passphrase(passphrase)
         plain = serialization.load_pem_private_key(data, password=None)
         if not isinstance(plain, ec.EllipticCurvePrivateKey):
             raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
         _write_key(directory / CA_KEY, plain, passphrase)
-        data = (directory / CA_KEY).read_bytes()
+        data = read_bytes(directory / CA_KEY, what="the CA key (PEM)", max_bytes=MiB)
     try:
         key = serialization.load_pem_private_key(data, password=passphrase)
     except (ValueError, TypeError):
@@ -129,7 +131,9 @@ def load_ca(
         raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
     if (pbkdf2_iterations(data) or 0) < ITERATIONS:
         _write_key(directory / CA_KEY, key, passphrase)
-    return key, x509.load_pem_x509_certificate((directory / CA_CERT).read_bytes())
+    return key, x509.load_pem_x509_certificate(
+        read_bytes(directory / CA_CERT, what="the CA certificate (PEM)", max_bytes=MiB)
+    )
 
 
 def _public_key(pem: str) -> bytes:
@@ -225,7 +229,7 @@ def record_issued(directory: Path, cert: x509.Certificate, identity: str) -> Non
     with os.fdopen(fd, "r+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         text = handle.read()
-        issued = json.loads(text) if text.strip() else []
+        issued = parse_json(text, where=str(path)) if text.strip() else []
         issued.append({"serial": cert.serial_number, "identity": identity,
                        "not_before": cert.not_valid_before_utc.isoformat(),
                        "not_after": cert.not_valid_after_utc.isoformat()})  # fmt: skip
@@ -236,4 +240,4 @@ def record_issued(directory: Path, cert: x509.Certificate, identity: str) -> Non
 
 def issued(directory: Path) -> list[dict[str, object]]:
     path = directory / ISSUED
-    return json.loads(path.read_text()) if path.exists() else []
+    return load_json(path, what="the CA's issued.json") if path.exists() else []

@@ -15,6 +15,7 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 
+from gpufabric.inputs.files import MiB, read_bytes
 from gpufabric.ipsec import certs
 
 CRL = "crl.pem"
@@ -44,7 +45,9 @@ def revoked_serials(
 
 def current(directory: Path) -> x509.CertificateRevocationList | None:
     path = directory / CRL
-    return x509.load_pem_x509_crl(path.read_bytes()) if path.exists() else None
+    if not path.exists():
+        return None
+    return x509.load_pem_x509_crl(read_bytes(path, what="the CRL (PEM)", max_bytes=16 * MiB))
 
 
 def update_crl(

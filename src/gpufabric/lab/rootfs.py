@@ -17,13 +17,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from gpufabric.errors import UserError
+from gpufabric.inputs import packaged
+from gpufabric.inputs.formats import parse_yaml
 
 # Bump when the build steps below change in a way that makes old caches wrong.
 RECIPE_VERSION = 1
-PACKAGES_FILE = Path(__file__).with_name("packages.yaml")
 DEFAULT_CACHE = Path("/var/cache/gpufabric/rootfs")
 # Units that would start (and fail: no configuration yet) at every boot; the roles that own
 # them enable them. Keeps `systemctl is-system-running` at "running" on a fresh host.
@@ -49,7 +48,9 @@ class PackageList:
 
 def load_packages(text: str | None = None) -> PackageList:
     """Parse packages.yaml (or the given text); names are checked, duplicates allowed."""
-    doc = yaml.safe_load(PACKAGES_FILE.read_text() if text is None else text)
+    if text is None:
+        text = packaged.read_text("gpufabric.lab", "packages.yaml")
+    doc = parse_yaml(text, where="lab packages.yaml")
     if not isinstance(doc, dict) or not isinstance(doc.get("packages"), list):
         raise UserError("lab packages.yaml: expected a mapping with a 'packages' list")
     names: list[str] = []

@@ -12,6 +12,9 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gpufabric.inputs.errors import InputError
+from gpufabric.inputs.files import MiB, read_text
+from gpufabric.inputs.formats import parse_json
 from gpufabric.lab.layout import HostPlan, LabLayout
 
 DEFAULT_ROOT = Path("/var/lib/gpufabric/lab")
@@ -76,8 +79,8 @@ class LabState:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_json(cls, text: str) -> LabState:
-        doc = json.loads(text)
+    def from_json(cls, text: str, where: str = "lab state") -> LabState:
+        doc = parse_json(text, where=where)
         lay = doc["layout"]
         layout = LabLayout(
             **{k: v for k, v in lay.items() if k not in ("hosts", "leaves")},
@@ -105,10 +108,9 @@ def load(paths: LabPaths) -> LabState | None:
     """The lab's state, or None if it has none (or an unreadable one: `down` then cleans up by
     the lab's names instead)."""
     try:
-        return LabState.from_json(paths.state.read_text())
-    except FileNotFoundError:
-        return None
-    except (ValueError, KeyError, TypeError):
+        text = read_text(paths.state, what="a lab state file", max_bytes=MiB)
+        return LabState.from_json(text, str(paths.state))
+    except (InputError, ValueError, KeyError, TypeError):
         return None
 
 
@@ -121,8 +123,9 @@ def other_labs_subnets(exclude: str) -> set[str]:
             if d.name == exclude:
                 continue
             try:
-                st = LabState.from_json((d / "state.json").read_text())
-            except (OSError, ValueError, KeyError, TypeError):
+                text = read_text(d / "state.json", what="a lab state file", max_bytes=MiB)
+                st = LabState.from_json(text, str(d / "state.json"))
+            except (InputError, ValueError, KeyError, TypeError):
                 continue
             taken.add(st.layout.subnet)
     return taken

@@ -11,13 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpufabric.errors import UserError
+from gpufabric.inputs import packaged
 from gpufabric.vocabulary import Fabric
 
 _COND = re.compile(r"^(<=|>=|<|>|==)\s*(\d+(?:\.\d+)*)$")
@@ -123,8 +122,7 @@ class ProfileBook(_Strict):
 
 @cache
 def book() -> ProfileBook:
-    text = resources.files("gpufabric.node").joinpath("nccl_profiles.yaml").read_text()
-    return ProfileBook.model_validate(yaml.safe_load(text))
+    return ProfileBook.model_validate(packaged.load_yaml("gpufabric.node", "nccl_profiles.yaml"))
 
 
 def select(fabric: str, cloud: str = "") -> str:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
+import copy
 import os
 from pathlib import Path
 from typing import Any
 
 from gpufabric.config.stackfile import load_stack_file
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json_or_text
 
 PROJECT = "gpufabric"
 
@@ -47,12 +48,12 @@ def read_stack(root: Path, stack: str) -> dict[str, Any]:
 
 def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """`-c KEY=VALUE` as `pulumi up -c` takes it; `KEY.sub` sets a nested value (like --path)."""
-    result = json.loads(json.dumps(config))
+    result = copy.deepcopy(config)
     for item in overrides:
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise UserError(f"-c {item!r}: expected KEY=VALUE, e.g. -c gpufabric:nodes=16")
-        value = _decode(text)
+        value = parse_json_or_text(text, where=f"-c {key}")
         full_key, *path = _full_key(key).split(".")
         if not path:
             result[full_key] = value
@@ -70,11 +71,3 @@ def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, A
 
 def _full_key(key: str) -> str:
     return key if ":" in key else f"{PROJECT}:{key}"
-
-
-def _decode(text: str) -> Any:
-    """As Pulumi hands config to the program: JSON where it parses, else the string."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
 
-import yaml
-
+from gpufabric.inputs import packaged
 from gpufabric.storage.results import BYTE_PHASES, PhaseFigure, Results
 from gpufabric.storage.sizing import Goal
 
@@ -46,8 +44,7 @@ class StorageGate:
 
 @cache
 def thresholds() -> dict[str, dict[str, float]]:
-    text = resources.files("gpufabric.storage").joinpath("thresholds.yaml").read_text()
-    return yaml.safe_load(text)
+    return packaged.load_yaml("gpufabric.storage", "thresholds.yaml")
 
 
 def _gbps(rate: float) -> str:

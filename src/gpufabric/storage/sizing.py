@@ -13,10 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
+from gpufabric.inputs import packaged
 
 GIB = 1 << 30
 UNIT_GIB = {"GiB": 1, "TiB": 1024}
@@ -150,9 +149,8 @@ def _bands(raw: list[dict[str, Any]]) -> tuple[Band, ...]:
 @cache
 def services() -> dict[str, Service]:
     """Every service of steps.yaml, by its storage `type` name."""
-    text = resources.files("gpufabric.storage").joinpath("steps.yaml").read_text()
     out: dict[str, Service] = {}
-    for name, raw in yaml.safe_load(text)["services"].items():
+    for name, raw in packaged.load_yaml("gpufabric.storage", "steps.yaml")["services"].items():
         variants = {
             variant: {int(tier): _bands(bands) for tier, bands in tiers.items()}
             for variant, tiers in raw["variants"].items()

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from functools import cache
-from importlib import resources
 from typing import Annotated, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpufabric.catalog import InstanceType
+from gpufabric.inputs import packaged
+from gpufabric.inputs.formats import parse_yaml
 
 
 class _Strict(BaseModel):
@@ -99,13 +99,13 @@ class Thresholds(_Strict):
 
 
 def parse_thresholds(text: str) -> Thresholds:
-    return Thresholds.model_validate(yaml.safe_load(text))
+    return Thresholds.model_validate(parse_yaml(text, where="thresholds.yaml"))
 
 
 @cache
 def thresholds() -> Thresholds:
     """The packaged thresholds.yaml (a broken file is a bug in the repo: it raises)."""
-    text = resources.files("gpufabric.nccl.gate").joinpath("thresholds.yaml").read_text()
+    text = packaged.read_text("gpufabric.nccl.gate", "thresholds.yaml")
     return parse_thresholds(text)
 
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.errors import UserError
+from gpufabric.inputs import packaged
 from gpufabric.nccl.gate.thresholds import expected_net_devices
 from gpufabric.nccl.tune.ncclrules import ALGORITHM_COLLECTIVES, ignored
 from gpufabric.nccl.tune.tunerconf import FROM_TESTS
@@ -81,7 +79,7 @@ class Plan:
 @cache
 def sweep_space() -> dict[str, Any]:
     """The packaged sweep.yaml."""
-    return yaml.safe_load(resources.files("gpufabric.nccl.tune").joinpath("sweep.yaml").read_text())
+    return packaged.load_yaml("gpufabric.nccl.tune", "sweep.yaml")
 
 
 def buckets(space: dict[str, Any]) -> tuple[Bucket, ...]:
