@@ -87,9 +87,11 @@ def test_json_depth_limit_is_exact_and_ignores_brackets_in_strings() -> None:
 
 
 def test_json_truncated_names_line_and_column() -> None:
-    assert _err(formats.parse_json, '{\n  "a": [1,\n', where=W).startswith(
-        "f: line 3 column 1: not valid JSON (Expecting value)"
+    assert _err(formats.parse_json, '{\n  "a": [1,\n', where=W) == (
+        "f: line 3 column 1: not valid JSON (Expecting value; cut short?)"
     )
+    assert _err(formats.parse_json, '{"a": "xyz', where=W).endswith("; cut short?)")
+    assert "cut short" not in _err(formats.parse_json, '{"a": x}', where=W)
 
 
 json_values = st.recursive(

@@ -117,7 +117,7 @@ def test_missing_phase_and_fio_error_fail(tmp_path: Path) -> None:
     [
         ("", "no fio JSON report"),
         ('{"fio version": "fio-3.33", "timestamp_ms": 1, "jobs": [', "cut short or broken"),
-        ('{"fio version": "fio-3.33", "timestamp_ms": 1, "jobs": [}', "fio JSON: line 1 column"),
+        ('{"fio version": "fio-3.33", "timestamp_ms": 1, "jobs": [}', "x.json: line 1 column"),
         ('{"timestamp_ms": 1, "jobs": []}', "not a fio report"),
         ('{"fio version": "x", "timestamp_ms": 1, "jobs": []}', "without jobs"),
         ("[1, 2]", "no fio JSON report"),
