@@ -147,3 +147,16 @@ def test_component_refuses_unvalidated_storage() -> None:
     bad = cfg.model_copy(update={"nebius": cfg.nebius.model_copy(update={"ssh_public_key": None})})
     with pytest.raises(ValueError, match="ssh_public_key: required"):
         nebius_check(bad, lookup(cfg.instance_type))
+
+
+def test_nebius_h200_without_a_fabric_goes_on_the_h200_fabric_of_the_region() -> None:
+    plan = plan_for(
+        "nebius-h100",
+        "gpufabric:instanceType=gpu-h200-sxm/8gpu-128vcpu-1600gb",
+        'gpufabric:nebius={"projectId": "project-e00abc123", '
+        '"sshPublicKey": "ssh-ed25519 AAAAC3Nza x"}',
+    )
+    (gc,) = plan.of_type(NEB_GC)
+    assert gc.inputs["infinibandFabric"] == "fabric-7"  # not fabric-3, an H100 fabric
+    vms = plan.of_type(NEB_VM)
+    assert {vm.inputs["resources"]["platform"] for vm in vms} == {"gpu-h200-sxm"}

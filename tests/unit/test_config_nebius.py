@@ -32,7 +32,12 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("subnet too small", {"gpufabric:network": {"egress": "none", "fabricSubnet": "10.0.0.0/28"}}, "gpufabric:network.fabricSubnet", "too small for 16 nodes"),
     ("zone below a region", {"gpufabric:zone": "eu-north1-a"}, "gpufabric:zone", "Nebius region"),
     ("fabric of another region", {"gpufabric:zone": "us-central1"}, "gpufabric:nebius.infinibandFabric", "this fabric is in eu-north1"),
-    ("fabric missing", {"gpufabric:nebius": {"projectId": "project-e00abc123", "sshPublicKey": KEY}}, "gpufabric:nebius.infinibandFabric", "required on Nebius"),
+    ("fabric missing where H100 has four", {"gpufabric:nebius": {"projectId": "project-e00abc123", "sshPublicKey": KEY}}, "gpufabric:nebius.infinibandFabric", "several fabrics (fabric-2, fabric-3, fabric-4, fabric-6)"),
+    ("H200 VMs on an H100 fabric", {"gpufabric:instanceType": "gpu-h200-sxm/8gpu-128vcpu-1600gb"}, "gpufabric:nebius.infinibandFabric", "holds gpu-h100-sxm VMs, not gpu-h200-sxm; gpu-h200-sxm in eu-north1: fabric-7"),
+    ("B200 VMs on an H200 fabric", {"gpufabric:zone": "us-central1", "gpufabric:instanceType": "gpu-b200-sxm/8gpu-160vcpu-1792gb", "gpufabric:nebius": {**NEB, "infinibandFabric": "us-central1-a"}}, "gpufabric:nebius.infinibandFabric", "holds gpu-h200-sxm VMs, not gpu-b200-sxm; gpu-b200-sxm in us-central1: us-central1-b"),
+    ("no fabric known for the platform there", {"gpufabric:zone": "eu-west1", "gpufabric:nebius": {"projectId": "project-e00abc123", "sshPublicKey": KEY}}, "gpufabric:nebius.infinibandFabric", "no published fabric holds gpu-h100-sxm in eu-west1"),
+    ("publicIp as a string", {"gpufabric:nebius": {**NEB, "publicIp": "yes"}}, "gpufabric:nebius.publicIp", "boolean"),
+    ("publicIp as a number", {"gpufabric:nebius": {**NEB, "publicIp": 1}}, "gpufabric:nebius.publicIp", "boolean"),
     ("fabric with spaces", {"gpufabric:nebius": {**NEB, "infinibandFabric": "fabric 3"}}, "gpufabric:nebius.infinibandFabric", "fabric name"),
     ("project missing", {"gpufabric:nebius": {"infinibandFabric": "fabric-3", "sshPublicKey": KEY}}, "gpufabric:nebius.projectId", "required on Nebius"),
     ("project not an id", {"gpufabric:nebius": {**NEB, "projectId": "my-project"}}, "gpufabric:nebius.projectId", "project-e00abc123"),
@@ -78,6 +83,31 @@ def test_unknown_fabric_names_pass() -> None:
     nebius = {**NEB, "infinibandFabric": "fabric-42"}
     cfg = parse({**BASE, "gpufabric:nebius": nebius}, "t")
     assert cfg.nebius.infiniband_fabric == "fabric-42"
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "zone", "fabric"),
+    [
+        ("gpu-h200-sxm/8gpu-128vcpu-1600gb", "eu-north1", "fabric-7"),
+        ("gpu-h200-sxm/8gpu-128vcpu-1600gb", "eu-west1", "fabric-5"),
+        ("gpu-h200-sxm/8gpu-128vcpu-1600gb", "us-central1", "us-central1-a"),
+        ("gpu-b200-sxm/8gpu-160vcpu-1792gb", "us-central1", "us-central1-b"),
+    ],
+)
+def test_an_unset_fabric_is_the_only_one_for_the_platform_there(
+    instance_type: str, zone: str, fabric: str
+) -> None:
+    from gpufabric.clouds.nebius import facts
+    from gpufabric.clouds.nebius.fabrics import fabric_for
+
+    neb = {"projectId": "project-e00abc123", "sshPublicKey": KEY}
+    raw = {**BASE, "gpufabric:instanceType": instance_type, "gpufabric:zone": zone}
+    cfg = parse({**raw, "gpufabric:nebius": neb}, "t")
+    assert fabric_for(cfg, facts.of(cfg.instance).platform) == fabric
+
+
+def test_public_ip_takes_booleans() -> None:
+    assert parse({**BASE, "gpufabric:nebius": {**NEB, "publicIp": True}}, "t").nebius.public_ip
 
 
 @pytest.mark.parametrize("zone", [None, ""])

@@ -9,6 +9,8 @@ import pulumi_nebius as nebius
 
 from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.nebius import facts
+from gpufabric.clouds.nebius.fabrics import fabric_for
 from gpufabric.clouds.nebius.nodes import build_nodes
 from gpufabric.clouds.nebius.security import build_security_group
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
@@ -157,17 +159,16 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> tuple[str, str]:
     """The component may be used without the CLI's validation: refuse what cannot work."""
     check_instance("NebiusClusterArgs", "nebius", cfg.instance_type, itype)
     settings = cfg.nebius
-    if settings.project_id is None or settings.infiniband_fabric is None:
-        raise ValueError(
-            "NebiusClusterArgs.config.nebius: project_id and infiniband_fabric are required"
-        )
+    if settings.project_id is None:
+        raise ValueError("NebiusClusterArgs.config.nebius.project_id: required on Nebius")
     if settings.ssh_public_key is None:
         raise ValueError("NebiusClusterArgs.config.nebius.ssh_public_key: required on Nebius")
     if cfg.storage.type not in ("nebius-filesystem", "none"):
         raise ValueError(
             f"NebiusClusterArgs.config: storage type {cfg.storage.type} is not a Nebius one"
         )
-    return settings.project_id, settings.infiniband_fabric
+    # the named fabric, checked against the platform and region, or the only one there is
+    return settings.project_id, fabric_for(cfg, facts.of(itype).platform)
 
 
 def build(cfg: StackConfig) -> ClusterOutputs:

@@ -1,4 +1,4 @@
-"""Nebius rules: project, region, InfiniBand fabric, capacity, shared filesystem.
+"""Nebius rules: project, region, InfiniBand fabric (fabrics.yaml), capacity, shared filesystem.
 
 Facts and their sources: docs/sources.md N.1-N.5 (pulumi-nebius 0.6.73, Nebius docs and
 nebius/nebius-solution-library).
@@ -9,19 +9,12 @@ from __future__ import annotations
 import re
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.nebius import facts
+from gpufabric.clouds.nebius.fabrics import fabric_for
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.errors import ConfigError
 
-# InfiniBand fabric -> region, where a Nebius-published file names both.
-# [P] nebius/nebius-solution-library@b2a14f03 k8s-training/locals.tf (docs/sources.md N.1).
-# Other fabric names pass unchecked: Nebius support names the right one for your capacity.
-FABRIC_REGION = {
-    "fabric-3": "eu-north1",
-    "fabric-5": "eu-west1",
-    "eu-north2-a": "eu-north2",
-    "us-central1-a": "us-central1",
-}
 # [P] pulumi-nebius compute_v1_filesystem.py: block_size_bytes 4 KiB-128 KiB, a power of 2
 BLOCK_SIZES = tuple(2**n for n in range(12, 18))
 FILESYSTEM_TYPES = ("NETWORK_SSD", "NETWORK_HDD", "WEKA", "VAST")
@@ -46,12 +39,12 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
     settings = cfg.nebius
     for key, value, what in (
         ("projectId", settings.project_id, "the project that owns every resource"),
-        ("infinibandFabric", settings.infiniband_fabric, "the GPU cluster's InfiniBand fabric"),
         ("sshPublicKey", settings.ssh_public_key, "the admin public key for the nodes"),
     ):
         if value is None:
             raise ConfigError(f"gpufabric:nebius.{key}", None, f"required on Nebius: {what}")
     _check_region(cfg)
+    fabric_for(cfg, facts.of(itype).platform)  # the fabric holds this platform in this region
     if cfg.node_group != "instances":
         raise ConfigError(
             "gpufabric:nodeGroup",
@@ -82,14 +75,6 @@ def _check_region(cfg: StackConfig) -> None:
             "gpufabric:zone",
             cfg.zone,
             f"Nebius has no zones below a region: use the region {cfg.region}",
-        )
-    fabric = cfg.nebius.infiniband_fabric or ""
-    home = FABRIC_REGION.get(fabric)
-    if home is not None and home != cfg.region:
-        raise ConfigError(
-            "gpufabric:nebius.infinibandFabric",
-            fabric,
-            f"this fabric is in {home}, not in the stack's region {cfg.region}",
         )
 
 

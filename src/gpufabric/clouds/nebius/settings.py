@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import StrictInt, field_validator
+from pydantic import StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel
 
@@ -37,12 +37,13 @@ class NebiusSettings(ConfigModel):
     """The project (parent_id of every resource), e.g. project-e00abc123. Required."""
     infiniband_fabric: str | None = None
     """The GPU cluster's InfiniBand fabric (e.g. fabric-3); it ties the cluster to a region and
-    platform. Required: Nebius support names the right one for your capacity."""
+    platform (fabrics.yaml). Unset: the only published fabric for the platform in the region;
+    where there are several (H100 in eu-north1), name the one that holds your capacity."""
     image_family: str = DEFAULT_IMAGE_FAMILY
     ssh_public_key: str | None = None
     """Public key of admin_username, written by cloud-init. Required."""
     admin_username: str = "ubuntu"
-    public_ip: bool = False
+    public_ip: StrictBool = False
     """Public addresses on the nodes (off: reach them through a bastion or VPN). The policy
     pack's no-public-IP rule fails a plan that turns it on, unless the organisation waives it."""
 
