@@ -18,7 +18,9 @@ runner = CliRunner()
 def test_parse_text_summary() -> None:
     res = runner.invoke(app, ["nccl", "parse", str(P4D)])
     assert res.exit_code == 0, res.output
-    assert "all_reduce: 30 sizes, 16 ranks, 2 hosts, avg busbw 11.2432" in res.output
+    assert "all_reduce: 30 sizes, 16 ranks, 2 hosts, NCCL 2.9.9+cuda11.2, avg busbw 11.2432" in (
+        res.output
+    )
     assert "largest: 4 GiB busbw 43.81 GB/s" in res.output
     assert "NCCL 2.9.9+cuda11.2; transport efa; plugin aws-ofi-nccl; NICs 0, 1, 2, 3" in res.output
 

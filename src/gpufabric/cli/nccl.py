@@ -72,8 +72,10 @@ def parse_cmd(files: Files, as_json: AsJson = False, collective: CollectiveOpt =
             last = result.rows[-1] if result.rows else None
             hosts = f", {len(result.hosts)} hosts" if result.hosts else ""
             ranks = f"{result.n_ranks} ranks{hosts}" if result.n_ranks else "ranks not listed"
+            nccl = f", NCCL {result.nccl_version}" if result.nccl_version else ""
             typer.echo(
-                f"  {result.collective or 'unknown collective'}: {len(result.rows)} sizes, {ranks}, "
+                f"  {result.collective or 'unknown collective'}: {len(result.rows)} sizes, {ranks}"
+                f"{nccl}, "
                 f"avg busbw {result.avg_busbw if result.avg_busbw is not None else 'n/a'}"
                 + (", elided" if result.elided else "")
                 + ("" if result.complete else ", NO FOOTER (cut short?)")

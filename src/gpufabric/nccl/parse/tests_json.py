@@ -26,14 +26,7 @@ from typing import Any
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
-from gpufabric.nccl.parse.tests_text import collective_from_name
-
-
-def _version_string(code: object) -> str | None:
-    """NCCL_VERSION_CODE 22703 -> '2.27.3' (major*10000 + minor*100 + patch, NCCL >= 2.9)."""
-    if not isinstance(code, int) or code <= 0:
-        return None
-    return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+from gpufabric.nccl.parse.tests_text import collective_from_name, nccl_version_string
 
 
 def _flag(value: object) -> bool | None:
@@ -136,7 +129,7 @@ def _result(doc: dict[str, Any], name: str) -> TestsResult:
         rows=tuple(rows),
         ranks=ranks,
         params=params,
-        nccl_version=_version_string(doc.get("nccl_version")),
+        nccl_version=nccl_version_string(doc.get("nccl_version")),
         avg_busbw=float(avg["bandwidth"]) if "bandwidth" in avg else None,
         avg_busbw_status=None if okay is None else ("OK" if okay else "FAILED"),
         out_of_bounds=int(oob["count"]) if "count" in oob else None,

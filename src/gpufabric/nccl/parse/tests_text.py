@@ -48,6 +48,9 @@ _RANK = re.compile(
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?")
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?")
 _TESTS_VERSION = re.compile(r"^#\s*nccl-tests version (\S+)")
+# nccl-tests >= 2.17.4 (src/util.cu writeDeviceReport): "# nccl-tests version 2.19.6
+# nccl-headers=22807 nccl-library=22807": the NCCL the binary was built with / runs with
+_LIBRARY = re.compile(r"\bnccl-library=(\d+)")
 _STARTING = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
 _NCCL_VERSION = re.compile(r"^NCCL version (\S+)")
 _ERROR = re.compile(r"^#\s*error:\s*(.+)$")
@@ -82,6 +85,16 @@ _LEGACY = [
     "busbw",
     "error",
 ]
+
+
+def nccl_version_string(code: object) -> str | None:
+    """NCCL_VERSION_CODE -> '2.28.7': major*10000 + minor*100 + patch since NCCL 2.9, and
+    major*1000 + minor*100 + patch before it (nccl.h.in NCCL_VERSION), so 2708 is 2.7.8."""
+    if not isinstance(code, int) or isinstance(code, bool) or code <= 0:
+        return None
+    if code < 10000:
+        return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+    return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
 
 
 def collective_from_name(name: str) -> str | None:
@@ -272,6 +285,9 @@ class _Parser:
             cur.complete = True
         elif (m := _TESTS_VERSION.match(line)) is not None:
             cur.tests_version = m[1]
+            library = _LIBRARY.search(line)
+            if library is not None and cur.nccl_version is None:
+                cur.nccl_version = nccl_version_string(int(library[1]))
         elif (m := _ERROR.match(line)) is not None:
             cur.errors.append(m[1].strip())
         elif (names := _header_names(line)) is not None:

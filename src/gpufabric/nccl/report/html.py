@@ -193,7 +193,7 @@ code { background: #f4f4f4; padding: 1px 3px; }
 <h2>Transport found</h2>
 <table>
 <tr><th>transport</th><td>{{ transport or "not in the logs" }}</td></tr>
-<tr><th>NCCL version</th><td>{{ debug.nccl_version or "-" }}</td></tr>
+<tr><th>NCCL version</th><td>{{ nccl_version or "-" }}</td></tr>
 <tr><th>net plugin</th><td>{{ debug.net_plugin or "-" }}{% if debug.ofi_provider %} (provider {{ debug.ofi_provider }}){% endif %}</td></tr>
 <tr><th>network</th><td>{{ debug.network or debug.net_devices_kind or "-" }}</td></tr>
 <tr><th>NICs</th><td>{{ nics or "-" }}</td></tr>
@@ -245,6 +245,9 @@ def render_report(
         facts=facts,
         transport=gate_report.transport,
         debug=debug,
+        # NCCL_DEBUG's "NCCL version" line, else the nccl-tests header's nccl-library=
+        nccl_version=debug.nccl_version
+        or next((r.nccl_version for c in captures for r in c.results if r.nccl_version), None),
         nics=nics,
         verdicts=gate_report.verdicts,
         plots=plots,
