@@ -1,12 +1,14 @@
 """IOR and mdtest summaries (hpc/ior), read where those tools are installed.
 
-Shapes, from the printf formats of hpc/ior@3b5f4fc src/ior-output.c and src/mdtest.c:
+Shapes (hpc/ior src/ior-output.c and src/mdtest.c; real output of 4.0.0 and master in
+tests/unit/storage_data, 3.3.0 built from its printf formats in the tests):
 - IOR text: a line "Summary of all tests:", then a header starting "Operation  Max(MiB)
   Min(MiB)  Mean(MiB) ...", then one row per operation ("write", "read") whose columns follow
-  the header. Bandwidths are MiB/s, already aggregated over every task of the MPI job.
+  the header (master adds Stonewall columns: read by name). Bandwidths are MiB/s, already
+  aggregated over every task of the MPI job.
 - IOR JSON (-O summaryFormat=JSON): "summary": [{"operation": "write", "bwMeanMIB": ...}].
-- mdtest: "SUMMARY rate: (of N iterations)", a header "Operation  Max  Min  Mean  Std Dev",
-  then rows "File creation : <max> <min> <mean> <sd>" in operations per second.
+- mdtest: a "SUMMARY rate" heading, a header "Operation  Max  Min  Mean  Std Dev", then one
+  row per operation in operations per second (parse_mdtest lists the layouts).
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
 
 MIB = 1 << 20
-_MDTEST_ROW = re.compile(r"^\s*(?P<op>[A-Za-z][A-Za-z ()]*?)\s*:\s+(?P<nums>[-0-9.eE+ NA]+)$")
+# "SUMMARY rate: (of 3 iterations)" (3.3.0, 4.0.0), "SUMMARY rate (in ops/sec): (of 3 ...)" (master)
+_MDTEST_RATE = re.compile(r"^SUMMARY rate(?: \(in ops/sec\))?:")
+_NUM = r"(?:[-+0-9.eE]+|NA)"
+_MDTEST_ROW = re.compile(
+    rf"^\s*(?P<op>[A-Za-z][A-Za-z ()]*?)\s*:?\s+(?P<nums>{_NUM}(?:\s+{_NUM})*)\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,9 @@ def parse_ior(text: str, source: str) -> IorResult:
     if header_at is None:
         raise UserError(f"{source}: IOR summary without its header line")
     columns = lines[header_at].replace("Summary of all tests:", "").split()
+    lacking = [c for c in ("Max(MiB)", "Mean(MiB)") if c not in columns]
+    if lacking:
+        raise UserError(f"{source}: IOR summary header without {' and '.join(lacking)}")
     mean: dict[str, float] = {}
     top: dict[str, float] = {}
     for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
@@ -90,12 +100,19 @@ def _parse_ior_json(text: str, source: str) -> IorResult:
 
 
 def parse_mdtest(text: str, source: str) -> dict[str, float]:
-    """Mean rate (operations per second) per mdtest operation, e.g. 'File creation'."""
+    """Mean rate (operations per second) per mdtest operation, e.g. 'File creation'.
+
+    Every layout in use: 3.3.0 "SUMMARY rate: (of N iterations)" with rows "File creation :
+    max min mean sd"; 4.0.0 the same heading, rows without the colon, and with -P three per-rank
+    columns first (max min mean, then the four); master (4.1.0+dev) "SUMMARY rate (in ops/sec):
+    (of N iterations)". The mean over iterations is always the last column but one."""
     lines = text.splitlines()
     try:
-        at = next(i for i, line in enumerate(lines) if line.startswith("SUMMARY rate:"))
+        at = next(i for i, line in enumerate(lines) if _MDTEST_RATE.match(line))
     except StopIteration:
-        raise UserError(f"{source}: no 'SUMMARY rate:' in it (mdtest cut short?)") from None
+        raise UserError(
+            f"{source}: no 'SUMMARY rate' in it (mdtest cut short, or run with -T / times only?)"
+        ) from None
     rates: dict[str, float] = {}
     for number, line in enumerate(lines[at + 1 :], start=at + 2):
         if not line.strip() or line.lstrip().startswith(("Operation", "---")):
@@ -106,10 +123,13 @@ def parse_mdtest(text: str, source: str) -> dict[str, float]:
         if match is None:
             break
         numbers = match["nums"].split()
-        if len(numbers) != 4:
-            raise UserError(f"{source}:{number}: mdtest row needs max, min, mean, std dev")
-        if numbers[2] != "NA":
-            rates[match["op"].strip()] = _finite(numbers[2], f"{source}:{number}")
+        if len(numbers) not in (4, 7):
+            raise UserError(
+                f"{source}:{number}: mdtest row needs max, min, mean, std dev "
+                f"(and, with -P, three per-rank columns first); got {len(numbers)} numbers"
+            )
+        if numbers[-2] != "NA":
+            rates[match["op"].strip()] = _finite(numbers[-2], f"{source}:{number}")
     if not rates:
         raise UserError(f"{source}: mdtest summary has no rows")
     return rates

@@ -1,0 +1,76 @@
+"""IOR and mdtest parsers on real output of the versions in use: 4.0.0 (the latest release) and
+master (4.1.0+dev), captured here (tests/unit/storage_data/PROVENANCE.md, hpc-ior/); 3.3.0's
+layout is covered in test_storage_bench.py from its printf formats. Before, mdtest 4.0.0 and
+master gave "mdtest summary has no rows" / "no 'SUMMARY rate:'" and the gate exited 2."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpufabric.errors import UserError
+from gpufabric.storage.ior import MIB, parse_ior, parse_mdtest
+
+DATA = Path(__file__).parent / "storage_data"
+IOR = DATA / "hpc-ior"
+
+# (version, ior.txt write / read mean MiB/s, ior.json write mean, mdtest File creation mean)
+VERSIONS = [
+    ("4.0.0", 484.08, 4365.26, 2534.3112, 3231.704),
+    ("master", 1320.74, 3965.89, 1511.9439, 1663.025),
+]
+
+
+@pytest.mark.parametrize(("version", "write", "read", "json_write", "creates"), VERSIONS)
+def test_real_ior_and_mdtest_output_is_read(
+    version: str, write: float, read: float, json_write: float, creates: float
+) -> None:
+    d = IOR / version
+    text = parse_ior((d / "ior.txt").read_text(), "ior.txt")
+    assert text.mean_gbps == pytest.approx({"write": write * MIB / 1e9, "read": read * MIB / 1e9})
+    js = parse_ior((d / "ior.json").read_text(), "ior.json")
+    assert js.mean_gbps["write"] == pytest.approx(json_write * MIB / 1e9)
+    rates = parse_mdtest((d / "mdtest.txt").read_text(), "mdtest.txt")
+    assert rates["File creation"] == pytest.approx(creates)
+    assert len(rates) == 10 and "Tree removal" in rates  # every row, none dropped
+
+
+def test_mdtest_rates_stop_before_the_time_summary() -> None:
+    """-P prints 'SUMMARY time' after the rates: times (seconds) are never read as rates."""
+    rates = parse_mdtest((IOR / "4.0.0" / "mdtest-P.txt").read_text(), "mdtest.txt")
+    assert rates["File creation"] == pytest.approx(1682.567)  # the rate, not 0.243 s
+    assert len(rates) == 10
+
+
+def test_mdtest_times_only_is_refused_in_one_line() -> None:
+    text = (IOR / "4.0.0" / "mdtest-P.txt").read_text()
+    times_only = text[text.index("SUMMARY time") :]
+    with pytest.raises(UserError, match="no 'SUMMARY rate' in it"):
+        parse_mdtest(times_only, "mdtest.txt")
+
+
+def test_ior_header_without_its_mean_column_is_one_line() -> None:
+    text = (IOR / "master" / "ior.txt").read_text().replace("Mean(MiB)", "Avg(MiB)")
+    with pytest.raises(UserError, match="IOR summary header without Mean"):
+        parse_ior(text, "ior.txt")
+
+
+@pytest.mark.parametrize("version", ["4.0.0", "master"])
+def test_the_storage_gate_reads_current_ior_and_mdtest(tmp_path: Path, version: str) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(DATA / "fio-3.33", results)
+    shutil.copy(IOR / version / "ior.txt", results / "ior.txt")
+    shutil.copy(IOR / version / "mdtest.txt", results / "mdtest.txt")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpufabric.cli", "storage", "gate", str(results)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS mdtest      summary: Directory creation" in proc.stdout
+    assert "PASS ior         write:" in proc.stdout
