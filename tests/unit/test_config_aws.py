@@ -306,7 +306,11 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         "lowercase",
     ),
     ("no region", {"aws:region": None}, "aws:region", "region"),
-]
+    ("tag key with a slash (IMDS tags)", {"gpufabric:tags": {"team/owner": "ml"}}, "gpufabric:tags", "'team/owner'"),
+    ("tag key with a space (IMDS tags)", {"gpufabric:tags": {"cost center": "42"}}, "gpufabric:tags", "no spaces or /"),
+    ("tag key _index (IMDS tags)", {"gpufabric:tags": {"_index": "x"}}, "gpufabric:tags", "'_index'"),
+    ("tag key '..' (IMDS tags)", {"gpufabric:tags": {"..": "x"}}, "gpufabric:tags", "not '.', '..'"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("case", "override", "key", "words"), BAD, ids=[b[0] for b in BAD])
@@ -318,6 +322,11 @@ def test_bad_value_names_the_key(case: str, override: dict[str, Any], key: str, 
     assert message.startswith(f"{key}:"), message
     assert words in message, message
     assert "\n" not in message
+
+
+def test_tag_keys_imds_takes_parse() -> None:
+    tags = {"gpufabric:owner": "a", "Cost.Center": "b", "team=ml,x+y@z_1-2": "c"}
+    assert parse({**BASE, "gpufabric:tags": tags}, "t").tags == tags
 
 
 def test_good_config_parses_with_defaults() -> None:

@@ -51,6 +51,7 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("individual instances", {"gpufabric:nodeGroup": "instances"}, "gpufabric:nodeGroup", "cluster network"),
     ("lustre off-step", {"gpufabric:storage": {**LUSTRE, "capacityGb": 40000}}, "gpufabric:storage.capacityGb", "steps of 10400"),
     ("lustre too small", {"gpufabric:storage": {**LUSTRE, "capacityGb": 20800}}, "gpufabric:storage.capacityGb", "31200 GB"),
+    ("lustre subnet too small for 998.4 TB", {"gpufabric:storage": {**LUSTRE, "capacityGb": 998400}}, "gpufabric:network.storageSubnet", "up to 600 addresses (60 per 100 TB), this subnet has 253; use a /22"),
     ("lustre large off-step", {"gpufabric:storage": {**LUSTRE, "capacityGb": 135200}}, "gpufabric:storage.capacityGb", "41600"),
     ("lustre tier", {"gpufabric:storage": {**LUSTRE, "performanceTier": "MBPS_PER_TB_2000"}}, "gpufabric:storage.performanceTier", "MBPS_PER_TB_1000"),
     ("lustre name too long", {"gpufabric:storage": {**LUSTRE, "fileSystemName": "checkpoints"}}, "gpufabric:storage.fileSystemName", "1-8"),
@@ -114,3 +115,12 @@ def test_storage_path_of_oci_and_nebius_nodes_is_unknown_not_a_crash() -> None:
 
     assert node_path(lookup("BM.GPU.H100.8")) is None
     assert node_path(lookup("gpu-h100-sxm/8gpu-128vcpu-1600gb")) is None
+
+
+def test_a_lustre_subnet_sized_for_the_file_system_parses() -> None:
+    from gpufabric.clouds.oci.rules import lustre_addresses
+
+    assert lustre_addresses(31200) == 19 and lustre_addresses(998400) == 600
+    net = {"storageSubnet": "10.0.68.0/22"}
+    raw = {**BASE, "gpufabric:network": net, "gpufabric:storage": {**LUSTRE, "capacityGb": 998400}}
+    assert parse(raw, "t").network.storage_subnet == "10.0.68.0/22"

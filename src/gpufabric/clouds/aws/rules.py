@@ -22,6 +22,13 @@ USER_DATA_MAX_BYTES = 16 * 1024
 
 _ZONE_RE = re.compile(r"^(?P<region>[a-z]{2}(-[a-z]+)+-\d)(?P<suffix>[a-z])$")
 _RESERVATION_RE = re.compile(r"^cr-[0-9a-f]{8,17}$")
+# The nodes' launch template lets them read their tags from the instance metadata
+# (instance_metadata_tags=enabled, nodes.py); then EC2 holds every tag key to this rule and
+# fails the launch otherwise ([P] docs.aws.amazon.com/AWSEC2/latest/UserGuide/
+# work-with-tags-in-IMDS.html: letters, digits and + - = . , _ : @ only; no spaces or /; not
+# ".", ".." or "_index").
+_IMDS_TAG_KEY_RE = re.compile(r"^[A-Za-z0-9+\-=.,_:@]+$")
+_IMDS_RESERVED_TAG_KEYS = (".", "..", "_index")
 _RESOURCE_GROUP_RE = re.compile(
     r"^arn:aws[a-z-]*:resource-groups:(?P<region>[a-z0-9-]+):\d{12}:group/[A-Za-z0-9._-]{1,128}$"
 )
@@ -57,6 +64,7 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
     _check_region(cfg)
     _check_zone(cfg)
     _check_user_data(cfg)
+    _check_tags(cfg)
     _check_capacity(cfg)
     if cfg.aws.existing_vpc_id and cfg.network.egress == "nat":
         raise ConfigError(
@@ -77,6 +85,18 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
         raise ConfigError(
             "gpufabric:storage.type", cfg.storage.type, "on AWS use fsx-lustre or none"
         )
+
+
+def _check_tags(cfg: StackConfig) -> None:
+    for key in cfg.tags:
+        if not _IMDS_TAG_KEY_RE.match(key) or key in _IMDS_RESERVED_TAG_KEYS:
+            raise ConfigError(
+                "gpufabric:tags",
+                key,
+                "the nodes read their tags from the instance metadata, so EC2 refuses to launch "
+                "them with this tag key: use letters, digits and + - = . , _ : @ only (no "
+                "spaces or /), and not '.', '..' or '_index'",
+            )
 
 
 def _check_region(cfg: StackConfig) -> None:

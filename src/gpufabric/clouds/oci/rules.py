@@ -6,6 +6,8 @@ named there).
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import re
 
 from gpufabric.catalog import InstanceType
@@ -20,6 +22,13 @@ LUSTRE_SMALL_STEP_GB = 10400
 LUSTRE_SMALL_MAX_GB = 124800
 LUSTRE_LARGE_STEP_GB = 41600
 LUSTRE_TIERS = ("MBPS_PER_TB_125", "MBPS_PER_TB_250", "MBPS_PER_TB_500", "MBPS_PER_TB_1000")
+# The Lustre subnet needs 43 to 60 addresses per 100 TB, "depending on the performance tier"
+# ([P] docs.oracle.com/en/solutions/deploy-lustre-file-systems/configuring-lustre-connectivity.html).
+# The page does not say which tier needs which, so every tier is held to the upper figure.
+LUSTRE_ADDRESSES_PER_100_TB = 60
+# OCI reserves the first two and the last address of every subnet
+# ([P] docs.oracle.com/iaas/Content/Network/Concepts/overview.htm, "Reserved IP addresses").
+OCI_RESERVED_PER_SUBNET = 3
 # [P] pulumi-oci lustre docstring: <= 8 characters of letters, digits and '_'
 _LUSTRE_NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,8}$")
 # Availability domain names: <tenancy prefix>:<REGION KEY or NAME>-AD-<n>, e.g.
@@ -161,6 +170,7 @@ def _check_storage(cfg: StackConfig) -> None:
             f"OCI Lustre takes {LUSTRE_MIN_GB} GB, then steps of {LUSTRE_SMALL_STEP_GB} GB up to "
             f"{LUSTRE_SMALL_MAX_GB}, then steps of {LUSTRE_LARGE_STEP_GB} GB",
         )
+    _check_lustre_subnet(cfg, cap)
     if not _LUSTRE_NAME_RE.match(storage.file_system_name):
         raise ConfigError(
             f"{key}.fileSystemName",
@@ -173,4 +183,24 @@ def _check_storage(cfg: StackConfig) -> None:
     if storage.kms_key_id is not None and ocid_type(storage.kms_key_id) != "key":
         raise ConfigError(
             f"{key}.kmsKeyId", storage.kms_key_id, "must be a Vault key OCID (ocid1.key.oc1...)"
+        )
+
+
+def lustre_addresses(capacity_gb: int) -> int:
+    """Addresses the file system takes in its subnet: 60 per 100 TB (1 TB = 1,000 GB)."""
+    return math.ceil(capacity_gb * LUSTRE_ADDRESSES_PER_100_TB / 100_000)
+
+
+def _check_lustre_subnet(cfg: StackConfig, capacity_gb: int) -> None:
+    subnet = ipaddress.IPv4Network(cfg.network.storage_subnet)
+    room = subnet.num_addresses - OCI_RESERVED_PER_SUBNET
+    need = lustre_addresses(capacity_gb)
+    if need > room:
+        prefix = next(p for p in range(subnet.prefixlen, 0, -1) if 2 ** (32 - p) - 3 >= need)
+        raise ConfigError(
+            "gpufabric:network.storageSubnet",
+            cfg.network.storage_subnet,
+            f"too small for {capacity_gb} GB of Lustre: it takes up to {need} addresses "
+            f"({LUSTRE_ADDRESSES_PER_100_TB} per 100 TB), this subnet has {room}; use a "
+            f"/{prefix} or larger",
         )
