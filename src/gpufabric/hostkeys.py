@@ -20,6 +20,7 @@ import struct
 import sys
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import MiB, read_bytes
 
 BLOCK = re.compile(r"-----BEGIN SSH HOST KEY KEYS-----(.*?)-----END SSH HOST KEY KEYS-----", re.S)
 # fields of each key type's public blob, the type name included (RFC 4253 6.6, RFC 5656 3.1,
@@ -88,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             names, sep, path = arg.partition("=")
             if not sep or not names or not path:
                 raise UserError(f"{arg!r}: expected NAME[,ADDRESS...]=CONSOLE_FILE")
-            try:
-                text = open(path, encoding="utf-8", errors="replace").read()  # noqa: SIM115
-            except OSError as exc:
-                raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+            # a console log holds terminal escapes and stray bytes: read through the layer
+            # (regular file, size), decoded leniently
+            raw = read_bytes(path, what="a console log", max_bytes=64 * MiB)
+            text = raw.decode("utf-8", errors="replace")
             lines += known_hosts(names.split(","), parse_console(text, names.split(",")[0]))
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

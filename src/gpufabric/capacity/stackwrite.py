@@ -16,6 +16,8 @@ import yaml
 
 from gpufabric.config.stackfile import load_stack_file
 from gpufabric.errors import UserError
+from gpufabric.inputs.files import MiB, read_text
+from gpufabric.inputs.formats import parse_yaml
 
 PROJECT = "gpufabric"
 
@@ -54,7 +56,7 @@ def apply(config: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
 
 def write_settings(path: Path, settings: dict[str, Any]) -> None:
     load_stack_file(path, PROJECT)  # refuses a broken file before anything is written
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = parse_yaml(read_text(path, what="a stack file", max_bytes=MiB), where=str(path))
     doc["config"] = apply(doc["config"], settings)
     text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

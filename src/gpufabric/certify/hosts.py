@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from gpufabric.errors import UserError
 from gpufabric.health import act
+from gpufabric.inputs.files import read_text
 from gpufabric.inputs.formats import parse_json
 
 REPO = Path(__file__).resolve().parents[3]  # ansible.cfg (plugins, roles) lives here
@@ -51,7 +52,7 @@ class Inventory:
     def var(self, name: str, default: Any = "") -> Any:
         """A variable every host shares (the cluster's switches), else `default`."""
         values = {json.dumps(v.get(name, default)) for v in self.hostvars.values()}
-        return json.loads(values.pop()) if len(values) == 1 else default
+        return parse_json(values.pop(), where=name) if len(values) == 1 else default
 
     def leaves(self) -> dict[str, list[str]]:
         """leaf -> its GPU hosts: the hosts' gpufabric_leaf, else groups named leaf*."""
@@ -71,10 +72,7 @@ class Inventory:
 
 def parse_inventory(text: str) -> Inventory:
     """`ansible-inventory --list` JSON -> the gpu_nodes hosts, the controller, hostvars."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise UserError(f"ansible-inventory printed no JSON ({exc})") from None
+    doc = parse_json(text, where="ansible-inventory --list")
     groups = {
         g: list(v.get("hosts") or [])
         for g, v in doc.items()
@@ -121,7 +119,10 @@ class AnsibleRunner:
                 path = Path(tree) / h
                 if path.is_file():
                     try:
-                        out[h] = parse_json(path.read_text(), where=f"ansible's result for {h}")
+                        out[h] = parse_json(
+                            read_text(path, what="an ansible --tree result"),
+                            where=f"ansible's result for {h}",
+                        )
                     except UserError:
                         out[h] = {"failed": True, "msg": "unreadable result"}
         if not out and proc.returncode != 0:

@@ -13,12 +13,12 @@ systemd. The state file records the fault so `lab status` shows it.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from collections.abc import Callable
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
 from gpufabric.lab import hosts, lab, network, state
 from gpufabric.lab.layout import HostPlan, LabLayout, rate_bits
 from gpufabric.lab.state import LabState
@@ -167,7 +167,7 @@ def recreate_link(layout: LabLayout, host: HostPlan) -> None:
 def _mac(netns: str, dev: str) -> str:
     proc = network.ip("-n", netns, "-j", "link", "show", dev, check=False)
     try:
-        return str(json.loads(proc.stdout)[0]["address"])
+        return str(parse_json(proc.stdout, where="ip -j addr")[0]["address"])
     except (ValueError, LookupError, TypeError):
         return ""
 

@@ -19,13 +19,11 @@ import statistics
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpufabric.errors import UserError
+from gpufabric.inputs import packaged
 from gpufabric.inputs.files import read_text
 from gpufabric.storage.fio import FioRun, read_fio
 from gpufabric.storage.ior import IorResult, parse_ior, parse_mdtest
@@ -91,8 +89,7 @@ class Results:
 
 @cache
 def _impossible() -> dict[str, Any]:
-    text = resources.files("gpufabric.storage").joinpath("thresholds.yaml").read_text()
-    return yaml.safe_load(text)["impossible"]
+    return packaged.load_yaml("gpufabric.storage", "thresholds.yaml")["impossible"]
 
 
 def _node(host: str, phase: str, run: FioRun) -> NodeFigure:

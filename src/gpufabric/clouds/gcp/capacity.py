@@ -18,7 +18,6 @@ DEGRADED, another zone.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from gpufabric.capacity.model import Capacity, Choice, Unit, present, targets
 from gpufabric.config import StackConfig
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
 
 RESERVATION_KEY = "gpufabric:capacity.reservationId"
 RESERVATIONS_KEY = "gpufabric:capacity.reservations"
@@ -130,7 +130,7 @@ def _unit(origin: str, item: dict[str, Any], match: re.Match[str]) -> Unit:
 
 
 def _as_json(message: Any) -> dict[str, Any]:
-    return json.loads(type(message).to_json(message))
+    return parse_json(type(message).to_json(message), where=type(message).__name__)
 
 
 class CapacityClient:

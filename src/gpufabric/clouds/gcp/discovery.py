@@ -12,7 +12,6 @@ sub-block of `resourceStatus.physicalHostTopology` (cluster/block/subblock, docs
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from gpufabric.clouds.gcp.topology import path_from_topology
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
 from gpufabric.extras import require
+from gpufabric.inputs.formats import parse_json
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
 
 
@@ -66,7 +66,9 @@ class Compute:
             "instances.list",
             lambda: self.instances_client.list(project=self.project, zone=self.zone),
         )
-        return [json.loads(compute_v1.Instance.to_json(i)) for i in items]
+        return [
+            parse_json(compute_v1.Instance.to_json(i), where="compute_v1.Instance") for i in items
+        ]
 
 
 def _metadata(inst: Mapping[str, Any]) -> dict[str, str]:

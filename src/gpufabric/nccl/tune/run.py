@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.errors import InputError
+from gpufabric.inputs.files import read_text
+from gpufabric.inputs.formats import load_json
 from gpufabric.nccl.gate.verdict import resolve_nodes
 from gpufabric.nccl.model import Capture, TestsResult
 from gpufabric.nccl.parse.capture import parse_file
@@ -109,7 +112,7 @@ class PlaybookRunner:
         out = self.out_dir / trial.id / f"{trial.collective}.txt"
         capture = parse_file(out, trial.collective)
         partial = self.record(trial).with_suffix(".partial")
-        partial.write_text(out.read_text())
+        partial.write_text(read_text(out, what="nccl-tests output"))
         partial.replace(self.record(trial))  # atomic: an interruption leaves no half record
         return capture
 
@@ -119,8 +122,8 @@ def check_sweep_dir(directory: Path, sweep: dict[str, Any]) -> None:
     stamp = directory / "sweep.json"
     if stamp.is_file():
         try:
-            before = json.loads(stamp.read_text())
-        except (OSError, json.JSONDecodeError):
+            before = load_json(stamp, what="a sweep stamp (sweep.json)")
+        except InputError:
             before = None
         if before != sweep:
             raise UserError(
