@@ -4,13 +4,12 @@ sources), and the fabric a stack's GPU cluster goes on."""
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from gpufabric.config.model import StackConfig
 from gpufabric.errors import ConfigError
+from gpufabric.inputs import packaged
 
 KEY = "gpufabric:nebius.infinibandFabric"
 
@@ -25,8 +24,8 @@ class Fabric(BaseModel):
 
 @cache
 def fabrics() -> dict[str, Fabric]:
-    text = resources.files("gpufabric.clouds.nebius").joinpath("fabrics.yaml").read_text()
-    return {name: Fabric(**row) for name, row in yaml.safe_load(text)["fabrics"].items()}
+    rows = packaged.load_yaml("gpufabric.clouds.nebius", "fabrics.yaml")["fabrics"]
+    return {name: Fabric(**row) for name, row in rows.items()}
 
 
 def fabric_for(cfg: StackConfig, platform: str) -> str:
