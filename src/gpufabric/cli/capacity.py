@@ -157,3 +157,57 @@ def check(
             typer.echo(line)
     if result.outside:
         raise typer.Exit(1)
+
+
+@app.command("report-faulty")
+def report_faulty(
+    stack: StackOpt,
+    behavior: Annotated[
+        str,
+        typer.Option("--behavior", help="What is wrong, in the cloud's words (e.g. PERFORMANCE)"),
+    ],
+    description: Annotated[
+        str, typer.Option("--description", help="One line: what the doctor or certify found")
+    ],
+    host: Annotated[
+        str | None, typer.Option("--host", help="The instance whose host is bad")
+    ] = None,
+    block: Annotated[
+        str | None,
+        typer.Option("--block", help="The reservation sub-block that is bad (its full path)"),
+    ] = None,
+    component: Annotated[
+        str | None, typer.Option("--component", help="A sub-block's failed component")
+    ] = None,
+    disruption: Annotated[
+        str, typer.Option("--disruption", help="When the cloud may disrupt the VMs")
+    ] = "IMMEDIATE",
+    send: Annotated[
+        bool,
+        typer.Option("--send", help="Really report it to the cloud (without: print the request)"),
+    ] = False,
+) -> None:
+    """Report a bad host or block to the cloud, where the cloud takes such reports.
+
+    Prints the request; only --send sends it (the cloud then repairs or replaces the host, which
+    disrupts the VMs on it)."""
+    cfg, _path, _raw = _stack(stack)
+    reader = _reader(cfg.instance.cloud)
+    if not hasattr(reader, "fault_report"):
+        raise UserError(
+            f"{registry.get(cfg.instance.cloud).display_name} takes no fault reports from here"
+        )
+    report = reader.fault_report(
+        cfg,
+        host=host,
+        block=block,
+        behavior=behavior,
+        description=description,
+        component=component,
+        schedule=disruption,
+    )
+    typer.echo(json.dumps(report.to_dict(), indent=2))
+    if not send:
+        typer.echo("not sent: add --send to report it to the cloud", err=True)
+        return
+    typer.echo(f"sent: operation {reader.send_fault_report(report)}", err=True)

@@ -142,7 +142,9 @@ class CapacityClient:
             from gpufabric.extras import require
 
             require("google.cloud.compute_v1", "reading GCP reservation blocks")
-            from google.cloud import compute_v1
+            from gpufabric.clouds.gcp.faulty import sdk
+
+            compute_v1 = sdk()
 
             clients = (
                 compute_v1.ReservationsClient(),
@@ -152,9 +154,11 @@ class CapacityClient:
         self.reservations, self.blocks, self.subs = clients
 
     def read(self, machine_type: str) -> list[tuple[str, Any]]:
+        from gpufabric.clouds.gcp.faulty import sdk
+
+        compute_v1 = sdk()
         from google.api_core.exceptions import GoogleAPIError
         from google.auth.exceptions import GoogleAuthError
-        from google.cloud import compute_v1
 
         try:
             return self._read(compute_v1, machine_type)
@@ -216,3 +220,16 @@ def planned_ids(cfg: StackConfig) -> list[str]:
     ids = cfg.capacity.target_ids()
     project = cfg.gcp.project
     return [i if i.startswith("projects/") else f"projects/{project}/reservations/{i}" for i in ids]
+
+
+def fault_report(cfg: StackConfig, **kw: Any) -> Any:
+    """Day 2 (`gpufabric capacity report-faulty`): see gpufabric.clouds.gcp.faulty."""
+    from gpufabric.clouds.gcp import faulty
+
+    return faulty.fault_report(cfg, **kw)
+
+
+def send_fault_report(report: Any) -> str:
+    from gpufabric.clouds.gcp import faulty
+
+    return faulty.send(report)
