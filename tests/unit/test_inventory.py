@@ -327,3 +327,27 @@ def test_bad_leaf_map(tmp_path: Path) -> None:
     bad.write_text("- h1\n- h2\n")
     with pytest.raises(UserError, match="expected a mapping of host or address to leaf name"):
         load_leaf_map(bad)
+
+
+def test_gcp_live_trusts_the_groups_member_list_over_created_by_metadata() -> None:
+    """Metadata is writable by whoever may set it on an instance: live, an instance that
+    claims `created-by` = the stack's group but is not in listManagedInstances is left out."""
+    from google.cloud import compute_v1
+
+    out = outputs("gcp-a3-ultra")
+    mig, zone = out.nodes.groups[0].name, out.cluster.zone
+
+    class Groups:
+        def list_managed_instances(self, **kw: str) -> list[Any]:
+            return [compute_v1.ManagedInstance(instance=f"https://x/zones/{zone}/instances/n-1")]
+
+    class Instances:
+        def list(self, **kw: str) -> list[Any]:
+            made = [
+                cli_json.gcp_instance("n-1", "10.0.0.1", zone=zone, project="p", mig=mig),
+                cli_json.gcp_instance("rogue", "10.0.0.9", zone=zone, project="p", mig=mig),
+            ]
+            return [compute_v1.Instance.from_json(json.dumps(i)) for i in made]
+
+    found = discovery.live(out, gcp.Compute("my-gpu-project", zone, Instances(), Groups()))
+    assert [n.name for n in found.nodes] == ["n-1"]

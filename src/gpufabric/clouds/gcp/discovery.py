@@ -2,7 +2,8 @@
 
 Linkage: every instance a managed instance group creates carries the metadata item
 `created-by` = the group's URL (`projects/NUMBER/zones/ZONE/instanceGroupManagers/NAME`);
-live, listManagedInstances names the members. Individual instances are the names the outputs
+live, listManagedInstances names the members and is the only thing trusted (metadata can be
+set by anyone allowed to set it on any instance); `created-by` links only saved gcloud output. Individual instances are the names the outputs
 list. Only instances in the stack's zone count (names are unique per zone only).
 Host name: the instance name; address: nic0's networkIP (the host gVNIC). The leaf is the
 sub-block of `resourceStatus.physicalHostTopology` (cluster/block/subblock, docs/sources.md C.3).
@@ -87,11 +88,14 @@ def _group_of(
     for group in groups:
         if group.kind == "instances" and name in group.members:
             return group
-        if group.kind == "managed-instance-group" and (
-            name in members.get(group.name, set())
-            or created_by.endswith(f"/zones/{zone}/instanceGroupManagers/{group.name}")
-        ):
-            return group
+        if group.kind != "managed-instance-group":
+            continue
+        listed = members.get(group.name)
+        if listed is not None:  # live: the group's own member list, never metadata
+            if name in listed:
+                return group
+        elif created_by.endswith(f"/zones/{zone}/instanceGroupManagers/{group.name}"):
+            return group  # saved gcloud output has no member list: created-by links it
     return None
 
 
