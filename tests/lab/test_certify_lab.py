@@ -116,3 +116,18 @@ def test_no_fault_every_host_released(lab8: LabHandle, tmp_path: Path) -> None:
     assert all("DRAIN" not in line for line in slurm_nodes(lab8).values())
     holds = doc["results"]["extra"]["holds"]
     assert [a["node"] for a in holds if a["action"] == "resume"] == lab8.hosts  # one by one
+
+
+def test_clustermax_nccl_autoconfig_grep_passes_on_the_configured_hosts(lab8: LabHandle) -> None:
+    """ClusterMAX's own nccl-autoconfig line (read from the installed clustermax's
+    host-check.sh), run inside each tuned lab host on its real /etc/nccl.conf."""
+    from tests.unit.test_certify_nccl_conf import cmax_grep_pattern, cmax_scripts
+
+    scripts = cmax_scripts()
+    if scripts is None:
+        pytest.skip("clustermax is not installed (the [dev] extra)")
+    pattern = cmax_grep_pattern(scripts)
+    for h in lab8.hosts:
+        assert lab8.run(h, "test", "-s", "/etc/nccl.conf", check=False).returncode == 0, h
+        found = lab8.run(h, "grep", "-qE", pattern, "/etc/nccl.conf", check=False)
+        assert found.returncode == 1, f"{h}: cmax's grep matches /etc/nccl.conf"

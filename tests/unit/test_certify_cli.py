@@ -76,3 +76,70 @@ def test_compare_two_scorecards(tmp_path: Path) -> None:
     assert "host h2: certified -> held (mtu: eth0 mtu 9000, the peers' 1500)" in got.stdout
     doc = json.loads((tmp_path / "new/certify.json").read_text())
     assert doc["results"]["extra"]["hosts"]["h2"]["stage"] == "4 fabric"
+
+
+def test_stack_becomes_a_gpufabric_pulumi_inventory(tmp_path: Path) -> None:
+    import yaml
+
+    from gpufabric.cli.certify import stack_inventory
+    from gpufabric.errors import UserError
+
+    path = stack_inventory("aws-h100", tmp_path)
+    assert path.name.endswith(".gpufabric_pulumi.yml")  # the plugin's file name rule
+    assert yaml.safe_load(path.read_text()) == {"plugin": "gpufabric_pulumi", "stack": "aws-h100"}
+    for bad in ("", "a\nplugin: x"):
+        try:
+            stack_inventory(bad, tmp_path)
+        except UserError as exc:
+            assert "--stack" in str(exc)
+        else:
+            raise AssertionError(bad)
+
+
+def test_k8s_hold_taints_then_untaints_only_its_own_key(tmp_path: Path) -> None:
+    from gpufabric.certify.hosts import TAINT_KEY, Holder
+
+    nodes = {
+        "items": [
+            {"metadata": {"name": h}, "spec": {"taints": taints}}
+            for h, taints in (
+                ("n1", []),
+                ("n2", [{"key": "operator/broken", "effect": "NoSchedule"}]),
+            )
+        ]
+    }
+    state = tmp_path / "nodes.json"
+    state.write_text(json.dumps(nodes))
+    log = tmp_path / "log"
+    kubectl = tmp_path / "kubectl"
+    # a stand-in kubectl: `get` prints the nodes (with the taints set so far), others are logged
+    kubectl.write_text(
+        f"""#!{sys.executable}
+import json, sys
+doc = json.load(open({str(state)!r}))
+if sys.argv[1] == "get":
+    print(json.dumps(doc)); sys.exit(0)
+open({str(log)!r}, "a").write(" ".join(sys.argv[1:]) + "\\n")
+node = next(i for i in doc["items"] if i["metadata"]["name"] == sys.argv[3])
+key = sys.argv[4].split("=")[0].split(":")[0]
+node["spec"]["taints"] = [t for t in node["spec"]["taints"] if t["key"] != key]
+if not sys.argv[4].endswith("-"):
+    node["spec"]["taints"].append({{"key": key, "effect": "NoSchedule"}})
+json.dump(doc, open({str(state)!r}, "w"))
+"""
+    )
+    kubectl.chmod(0o755)
+    holder = Holder("k8s", FakeRunner({}, {}), "n1", str(kubectl))
+    holder.hold(["n1", "n2"])
+    holder.fail("n2", "stage 4 fabric: mtu: x")
+    holder.release("n1")
+    calls = log.read_text().splitlines()
+    assert calls == [
+        f"taint nodes n1 {TAINT_KEY}=bad:NoSchedule --overwrite",
+        f"taint nodes n2 {TAINT_KEY}=bad:NoSchedule --overwrite",
+        f"taint nodes n1 {TAINT_KEY}:NoSchedule-",
+    ]
+    final = {
+        i["metadata"]["name"]: i["spec"]["taints"] for i in json.loads(state.read_text())["items"]
+    }
+    assert final["n1"] == [] and {t["key"] for t in final["n2"]} == {"operator/broken", TAINT_KEY}
