@@ -74,3 +74,28 @@ def test_the_storage_gate_reads_current_ior_and_mdtest(tmp_path: Path, version: 
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASS mdtest      summary: Directory creation" in proc.stdout
     assert "PASS ior         write:" in proc.stdout
+
+
+FIO_VERSIONS = sorted(p.name for p in DATA.glob("fio-*") if p.is_dir())
+
+
+def test_fio_captures_span_the_versions_in_use() -> None:
+    """Debian 12's fio 3.33 and the newest releases built from source (PROVENANCE.md)."""
+    assert {"fio-3.33", "fio-3.42"} <= set(FIO_VERSIONS)
+
+
+@pytest.mark.parametrize("version", FIO_VERSIONS)
+def test_each_fio_version_is_read_and_gated(version: str) -> None:
+    from gpufabric.storage.fio import read_fio
+    from gpufabric.storage.gate import gate
+    from gpufabric.storage.results import load_results
+
+    run = read_fio(DATA / version / "a" / "write.json")
+    assert run.version == version
+    results = load_results(DATA / version, ["a", "b"])
+    # the storage_bench command lines at the capture's sizes: 2 jobs x 32 MiB, 2 x 500 files
+    assert [n.amount for n in results.phases["write"].nodes] == [64 * 2**20] * 2
+    assert [n.amount for n in results.phases["mdcreate"].nodes] == [1000] * 2
+    report = gate(results, None)
+    assert report.passed, [v.line() for v in report.verdicts]
+    assert report.figures["write_gbps"] > 0 and report.figures["creates_per_s"] > 0

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Re-captures the fio reports under fio-3.33/: two "nodes" (a, b) running the storage_bench
+# Re-captures the fio reports under fio-<version>/: two "nodes" (a, b) running the storage_bench
 # role's five fio phases at the same time against one directory on this machine, with the
 # same command lines as roles/storage_bench/templates/storage-bench-fio.sh.j2 (small sizes).
-# Usage: sh capture.sh <scratch-dir>    (needs fio; writes into ./fio-3.33)
+# Usage: sh capture.sh <scratch-dir>    (needs fio on PATH; writes into ./fio-<version>)
 set -eu
 scratch=$1
-out=$(dirname "$0")/fio-3.33
+out=$(dirname "$0")/$(fio --version)  # fio-3.33, fio-3.42, ...
 mkdir -p "$scratch" "$out/a" "$out/b"
 phase() {  # phase <name> <host> <peer>
   name=$1 host=$2 peer=$3
