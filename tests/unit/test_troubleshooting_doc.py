@@ -82,3 +82,224 @@ def test_the_page_quotes_the_real_line(case: str) -> None:
     line = CASES[case]()
     quoted = _after_path(line)
     assert quoted.split(" (line")[0] in DOC, f"docs/troubleshooting.md lacks: {quoted}"
+
+
+# ------------------------------------------------------------- lines made from files on disk
+# Each case builds its input under a scratch folder (the working directory), so the line names
+# the same short relative paths the page shows ("results/a/write.json").
+STORAGE = Path(__file__).resolve().parent / "storage_data" / "fio-3.33"
+
+
+def _results() -> Path:
+    import shutil
+
+    shutil.copytree(STORAGE, "results")
+    return Path("results")
+
+
+def _edit_write(change: Any) -> Path:
+    import json
+
+    results = _results()
+    doc = json.loads((results / "a" / "write.json").read_text())
+    change(doc)
+    (results / "a" / "write.json").write_text(json.dumps(doc))
+    return results
+
+
+def _storage_error(results: Path, hosts: list[str] | None = None) -> str:
+    from gpufabric.storage.results import load_results
+
+    return "error: " + _error(lambda: load_results(results, hosts))
+
+
+def _dup_key() -> str:
+    from gpufabric.storage.fio import read_fio
+
+    results = _results()
+    path = results / "a" / "write.json"
+    path.write_text(path.read_text().replace('"error" : 0,', '"error" : 5,\n"error" : 0,', 1))
+    return "error: " + _error(lambda: read_fio(path))
+
+
+def _ior_disagree() -> str:
+    import json
+
+    from tests.unit.test_storage_bench import ior_summary
+
+    results = _results()
+    (results / "ior.txt").write_text(ior_summary([("write", 0.6, 0.4, 0.5)]))
+    (results / "ior.json").write_text(
+        json.dumps({"summary": [{"operation": "write", "bwMaxMIB": 91000, "bwMeanMIB": 90000}]})
+    )
+    return _storage_error(results)
+
+
+def _zero_ms(doc: dict[str, Any]) -> None:
+    doc["jobs"][0]["write"].update(io_bytes=4 << 30, runtime=0)
+
+
+def _missing_host() -> str:
+    from gpufabric.storage.gate import gate
+    from gpufabric.storage.results import load_results
+
+    report = gate(load_results(_results(), ["a", "b", "c"]), None)
+    return next(v.line() for v in report.verdicts if v.subject == "c")
+
+
+def _old_host() -> str:
+    import shutil
+
+    results = _results()
+    shutil.copytree(results / "b", results / "old-node")
+    return _storage_error(results, ["a", "b"])
+
+
+def _mdtest_times_only() -> str:
+    from gpufabric.storage.ior import parse_mdtest
+
+    return "error: " + _error(
+        lambda: parse_mdtest("SUMMARY time: (of 2 iterations)\n", "results/mdtest.txt")
+    )
+
+
+def _health(stdout: str) -> str:
+    import subprocess
+
+    from gpufabric.cli import health
+
+    proc = subprocess.CompletedProcess(["ansible-playbook"], 4, stdout, "")
+    return "error: " + str(health._no_report(proc, Path("inventory.yml"), Path("out/ansible.log")))
+
+
+UNREACHABLE = (
+    "PLAY RECAP *****\n"
+    "h1   : ok=2    changed=0    unreachable=1    failed=0    skipped=0\n"
+    "h2   : ok=2    changed=0    unreachable=1    failed=0    skipped=0\n"
+)
+
+
+def _tune_nodes() -> str:
+    from tests.unit.test_nccl_tune import _ranks, write_table
+
+    from gpufabric.nccl.tune.run import RecordedRunner, pick, run_sweep
+    from gpufabric.nccl.tune.sweep import plan_sweep
+
+    plan = plan_sweep("p5.48xlarge", 16)
+    Path("trials").mkdir()
+    for trial in plan.trials:
+        (Path("trials") / f"{trial.id}.txt").write_text(_ranks(4) + write_table(trial))
+    return "error: " + _error(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
+
+
+def _tune_json() -> str:
+    import json
+
+    from gpufabric.nccl.report.tunefile import read_tune
+
+    choice = {"algorithm": "tree", "protocol": "ll", "channels": -16}
+    Path("tune.json").write_text(
+        json.dumps(
+            {
+                "picks": [
+                    {"collective": "all_reduce", "bucket": "<64K", "gain": 0.2, "choice": choice}
+                ]
+            }
+        )
+    )
+    return "error: " + _error(lambda: read_tune(Path("tune.json")))
+
+
+def _tune_nothing() -> str:
+    from tests.unit.test_nccl_tune import write_table
+
+    from gpufabric.nccl.tune.run import RecordedRunner, pick, run_sweep
+    from gpufabric.nccl.tune.sweep import plan_sweep
+
+    plan = plan_sweep("p5.48xlarge", 2)
+    Path("trials").mkdir()
+    for trial in plan.trials:
+        text = write_table(trial) if trial.stage == "default" else "NCCL WARN failed\n"
+        (Path("trials") / f"{trial.id}.txt").write_text(text)
+    return "error: " + _error(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
+
+
+def _health_other_hosts() -> str:
+    import json
+    import subprocess
+
+    from gpufabric.cli import health
+
+    Path("work").mkdir()
+    Path("out").mkdir()
+    report = {"hosts": {"h1": {"status": "ok", "reasons": [], "warnings": []}}}
+    (Path("work") / "health.json").write_text(json.dumps(report))
+    recap = "PLAY RECAP ***\nh1 : ok=9 changed=0 unreachable=0 failed=0\nh2 : ok=9 changed=0 unreachable=0 failed=0\n"
+    real_run = subprocess.run
+
+    def fake_run(*_a: Any, **_k: Any) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess([], 0, recap, "")
+
+    subprocess.run = fake_run  # type: ignore[assignment]
+    try:
+        return "error: " + _error(
+            lambda: health.run_playbook(
+                Path("inventory.yml"), "none", Path("work"), [], log=Path("out/ansible.log")
+            )
+        )
+    finally:
+        subprocess.run = real_run
+
+
+def _usage(*args: str) -> str:
+    import contextlib
+    import io
+    import sys
+
+    from gpufabric.cli.main import main
+
+    err = io.StringIO()
+    argv = sys.argv
+    sys.argv = ["gpufabric", *args]
+    try:
+        with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
+            main()
+    finally:
+        sys.argv = argv
+    return err.getvalue().strip()
+
+
+FILE_CASES = {
+    "fio duplicate key": _dup_key,
+    "ior disagree": _ior_disagree,
+    "gigabytes in 0 ms": lambda: _storage_error(_edit_write(_zero_ms)),
+    "clock in 1970": lambda: _storage_error(
+        _edit_write(lambda d: d.update(timestamp_ms=86_400_000))
+    ),
+    "host not asked for": _old_host,
+    "asked host without reports": _missing_host,
+    "mdtest times only": _mdtest_times_only,
+    "health no hosts": lambda: _health("[WARNING]: No hosts matched, nothing to do\n"),
+    "health unreachable": lambda: _health(UNREACHABLE),
+    "tune other nodes": _tune_nodes,
+    "tune.json channels": _tune_json,
+    "report not judged": lambda: (
+        __import__("gpufabric.nccl.report.summary", fromlist=["NOT_MEASURED"]).NOT_MEASURED
+    ),
+    "tune nothing measured": _tune_nothing,
+    "health other hosts": _health_other_hosts,
+    "usage bad value": lambda: _usage("storage", "gate", "results", "--size-gib", "1.5"),
+    "usage unknown option": lambda: _usage("plan", "-s", "x", "--bogus"),
+    "usage missing argument": lambda: _usage("nccl", "gate", "-t", "p5.48xlarge"),
+    "usage missing option": lambda: _usage("nccl", "gate", "x.txt"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FILE_CASES))
+def test_the_page_quotes_the_real_line_for_files(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = FILE_CASES[case]()
+    assert "\n" not in line and line, line
+    assert f"`{line}`" in DOC, f"docs/troubleshooting.md lacks: {line}"
