@@ -6,15 +6,21 @@ Synthetic capacity (gpufabric.capacity.synthetic: random occupancy per leaf, 8 %
 unhealthy) in three shapes: several reservations per network leaf, one sub-block per leaf, and
 network blocks dealt to four HPC islands. For each size: the time to choose for a small, a
 middle and a large node count, printed beside `gpufabric --version` (the CLI's start-up,
-measured in the same run) as a ratio, and the choice's leaves against the bound.
+measured in the same run) as a ratio, and the choice's leaves against the bound. Then the whole
+command end to end: `gpufabric capacity plan --json` on saved AWS output of 4,000 hosts (a
+copy of the aws-h100 stack asking for 512 nodes), less the CLI's start-up.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +54,49 @@ def cli_start_up(repeat: int) -> float:
     )
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def aws_output(folder: Path, seed: int) -> list[str]:
+    """Saved describe-capacity-reservations / -topology for 4,000 synthetic hosts."""
+    cap = synthetic_units(4000, 32, 4, 1, 0.08, seed)
+    reservations, topology = [], []
+    for i, unit in enumerate(cap.units):
+        rid = f"cr-{i:017x}"
+        reservations.append(
+            {
+                "CapacityReservationId": rid,
+                "InstanceType": "p5.48xlarge",
+                "AvailabilityZone": "us-east-1a",
+                "AvailableInstanceCount": unit.free,
+                "TotalInstanceCount": unit.free + 4,
+                "State": "active" if unit.healthy else "pending",
+                "ReservationType": "default",
+            }
+        )
+        topology.append({"CapacityReservationId": rid, "NetworkNodes": ["nn-1", "nn-2", unit.leaf]})
+    args = []
+    for name, items in (("reservations.json", reservations), ("topology.json", topology)):
+        (folder / name).write_text(json.dumps({"CapacityReservations": items}))
+        args += ["--from", str(folder / name)]
+    return args
+
+
+def end_to_end(repeat: int, seed: int) -> float:
+    exe = str(Path(sys.executable).with_name("gpufabric"))
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "stacks").mkdir()
+        shutil.copy(REPO / "Pulumi.yaml", root)
+        stack = (REPO / "stacks" / "Pulumi.aws-h100.yaml").read_text()
+        (root / "stacks" / "Pulumi.aws-h100.yaml").write_text(
+            stack.replace("gpufabric:nodes: 16", "gpufabric:nodes: 512")
+        )
+        args = [exe, "capacity", "plan", "-s", "aws-h100", "--json", *aws_output(root, seed)]
+        env = {**os.environ, "GPUFABRIC_PROJECT": str(root)}
+        return timed(lambda: subprocess.run(args, check=True, capture_output=True, env=env), repeat)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -73,6 +122,12 @@ def main() -> None:
                     f"{choice.leaves} / {choice.bound}",
                 )
     Console().print(table)
+    whole = end_to_end(args.repeat, args.seed)
+    Console().print(
+        f"gpufabric capacity plan, 4,000 hosts of saved AWS output, 512 nodes: "
+        f"{whole * 1000:.0f} ms; CLI start-up {start_up * 1000:.0f} ms; "
+        f"difference {(whole - start_up) * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":
