@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,40 @@ def test_no_fault_every_host_ok_in_one_round(lab: LabHandle, tmp_path: Path) -> 
     assert {h: v["status"] for h, v in rep["hosts"].items()} == dict.fromkeys(lab.hosts, "ok")
     assert rep["rounds"] == 1 + measured_again(rep)
     assert (tmp_path / "health.html").read_text().startswith("<!doctype html>")
+
+
+def test_iperf3_servers_run_unprivileged_on_the_fabric_address(
+    lab: LabHandle, tmp_path: Path
+) -> None:
+    """While a health run measures, every iperf3 server runs as a dynamic user (not root) and
+    listens on the host's fabric address only (not on every address)."""
+    host = lab.hosts[-1]
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set() and not seen:
+            ps = lab.sh(host, "ps -o user=,args= -C iperf3", check=False).stdout
+            ss = lab.sh(host, "ss -Hltn 'sport = :5201'", check=False).stdout
+            if "--server" in ps and ss.strip():
+                seen.append(ps + "\n" + ss)
+            time.sleep(0.3)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        code, rep = health(lab, tmp_path)
+    finally:
+        stop.set()
+        watcher.join()
+    assert code == 0, rep
+    assert seen, "no iperf3 server seen during the run"
+    ps, ss = seen[0].split("\n", 1)
+    user = ps.split()[0]
+    assert user != "root", ps
+    assert f"--bind {lab.addresses[host]}" in ps, ps
+    listening = ss.split()[3]
+    assert listening == f"{lab.addresses[host]}:5201", ss
 
 
 def test_slow_link_and_mtu_are_named_with_their_reasons(
