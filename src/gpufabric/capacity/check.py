@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gpufabric.capacity.model import Capacity
 from gpufabric.errors import UserError
@@ -30,7 +31,7 @@ class Landed:
         out += [f"  outside: {node} on {where}" for node, where in self.outside]
         return out
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "planned": list(self.planned),
             "leaves": list(self.leaves),
@@ -42,7 +43,8 @@ class Landed:
 def landed_outside(capacity: Capacity, planned: Sequence[str], topology: Topology) -> Landed:
     if not planned:
         raise UserError(
-            f"stack {topology.source}: the stack names no reservation or block to check against"
+            "the stack names no reservation or block to check against: set them first "
+            "(gpufabric capacity plan --write)"
         )
     units = {u.id: u for u in capacity.units}
     missing = [p for p in planned if p not in units]
