@@ -150,3 +150,18 @@ def test_docs_name_every_threshold():
     assert f"-b {t['sizes']['min_bytes']} -e {t['sizes']['max_bytes']}" in doc
     for c in ("nccl-autoconfig", "nccl-gid-index", "nccl-ib-qps-entropy"):
         assert f"`{c}`" in doc
+
+
+def test_an_inventory_without_a_fabric_is_refused_before_any_hold():
+    from gpufabric.errors import UserError
+
+    runner = FakeRunner({h: node_report() for h in HOSTS}, slurm())
+    inv = Inventory(HOSTS, "h1", {h: {} for h in HOSTS}, {"gpu_nodes": HOSTS})
+    with pytest.raises(UserError, match="gpufabric_fabric must be set"):
+        certify(inv, runner, Holder("slurm", runner, "h1"), lambda _h, _label: {}, None, Options())
+    bad_type = inventory(gpufabric_instance_type="p9.nope")
+    with pytest.raises(UserError, match="gpufabric_instance_type"):
+        certify(
+            bad_type, runner, Holder("slurm", runner, "h1"), lambda _h, _label: {}, None, Options()
+        )
+    assert runner.calls == []  # nothing drained

@@ -15,7 +15,9 @@ from typing import Any, Protocol
 from gpufabric.certify import stages
 from gpufabric.certify.hosts import Holder, Inventory, Runner
 from gpufabric.certify.limits import Collective, judge, table
+from gpufabric.errors import UserError
 from gpufabric.inputs import packaged
+from gpufabric.node.nccl_profiles import select
 
 FabricRun = Callable[[list[str], str], dict[str, Any]]  # hosts, label -> doctor's report
 CollectiveRun = Callable[[list[str], str], str]  # hosts, collective -> nccl-tests + INFO log
@@ -30,7 +32,7 @@ def criteria() -> dict[str, Any]:
 class Options:
     command: str = "gpufabric certify"
     dcgm: bool = True
-    soak_repeats: int = int(table()["soak"]["repeats"])
+    soak_repeats: int = field(default_factory=lambda: int(table()["soak"]["repeats"]))
     fabric_tiers: int = 0
     versions: dict[str, str] = field(default_factory=dict)
 
@@ -82,6 +84,14 @@ def certify(
     collectives: list[Collective] = []
     failed_at: dict[str, dict[str, Any]] = {}
     alive = list(inv.hosts)
+    if not fabric:
+        raise UserError("inventory: gpufabric_fabric must be set, one value for every host")
+    select(fabric, cloud)  # a fabric without an NCCL profile is refused before any hold
+    want_gpus = None
+    if instance_type:
+        from gpufabric.catalog import lookup
+
+        want_gpus = lookup(instance_type, key="gpufabric_instance_type").gpu.count
     holder.hold(alive)
 
     def judged(new: list[dict[str, Any]], number: int) -> None:
@@ -106,12 +116,7 @@ def certify(
             judged(stages.skipped(number, alive, "no node left"), number)
         return not alive
 
-    want_gpus = None
-    if instance_type:
-        from gpufabric.catalog import lookup
-
-        want_gpus = lookup(instance_type, key="gpufabric_instance_type").gpu.count
-    paths = stages.profile_paths(fabric, cloud) if fabric else []
+    paths = stages.profile_paths(fabric, cloud)
     data = stages.collect(runner, alive, paths, opts.dcgm)
     judged(stages.sanity(alive, data, want_gpus), begin(1))
     if not nobody_left(begin(2)):
