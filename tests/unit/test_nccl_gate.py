@@ -278,10 +278,14 @@ def test_derived_bounds_only_warn() -> None:
 
 
 @needs_captures
-def test_nodes_flag_disagreeing_with_rank_lines_warns() -> None:
+def test_nodes_flag_disagreeing_with_rank_lines_fails() -> None:
+    """A node count other than the one the run recorded: the gate judges another run than the
+    one asked for, so it cannot pass."""
     report = gate([parse_file(P4D_LOG)], "p4d.24xlarge", nodes=4)
     (v,) = by_check(report, "nodes")
-    assert v.status == "warn" and "--nodes 4 but the rank lines name 2 hosts" in v.message
+    assert v.status == "fail" and not report.passed
+    assert "--nodes 4 but the rank lines name 2 hosts: not the run asked for" in v.message
+    assert gate([parse_file(P4D_LOG)], "p4d.24xlarge", nodes=2).passed
 
 
 def test_collective_from_plain_output_names() -> None:

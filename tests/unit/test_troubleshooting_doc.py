@@ -37,6 +37,14 @@ def _after_path(message: str) -> str:
     return message.split(": ", 1)[1] if message.startswith(("f:", "t.json:")) else message
 
 
+def _nodes_line() -> str:
+    from tests.unit.test_nccl_strict import GOOD_ROWS, _ranks, table
+
+    text = _ranks(16, 2) + table(*GOOD_ROWS)
+    report = gate([parse_text(text, "x.txt")], "p5.48xlarge", 4)
+    return next(v.line() for v in report.verdicts if v.check == "nodes")
+
+
 CASES = {
     "duplicate key": lambda: _error(
         lambda: parse_stack_document(
@@ -73,6 +81,7 @@ CASES = {
         ).verdicts
         if "EFA devices" in v.message
     ),
+    "nodes": lambda: _nodes_line(),
     "nvls ll": lambda: validate("allreduce,0,65535,nvls,ll,16,-1,-1\n", caveat=False)[0].text(),
 }
 

@@ -305,10 +305,10 @@ def gate(
                 verdicts.append(
                     Verdict(
                         "nodes",
-                        "warn",
+                        "fail",
                         subject,
-                        f"--nodes {nodes} but the rank lines name "
-                        f"{len(result.hosts)} hosts: ceilings use {nodes}",
+                        f"--nodes {nodes} but the rank lines name {len(result.hosts)} hosts: "
+                        "not the run asked for (pass the node count the run had)",
                     )
                 )
             first_nodes = first_nodes or k
