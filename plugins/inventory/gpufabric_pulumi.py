@@ -36,7 +36,9 @@ options:
       - Path of a file holding C(pulumi stack output --json --show-secrets); relative to this file.
     type: str
   stack:
-    description: Stack whose outputs to read with C(pulumi stack output --json --show-secrets).
+    description:
+      - Stack whose outputs to read with C(pulumi stack output --json --show-secrets).
+      - Set either O(outputs_file) or O(stack); both is an error.
     type: str
   discovery_file:
     description:
@@ -89,6 +91,11 @@ class InventoryModule(BaseInventoryPlugin):
         outputs_file = self.get_option("outputs_file")
         stack = self.get_option("stack")
         try:
+            if outputs_file and stack:
+                raise UserError(
+                    f"{path}: set outputs_file or stack, not both (outputs_file {outputs_file!r}, "
+                    f"stack {stack!r})"
+                )
             if outputs_file:
                 data = outputs.load_file(local(outputs_file))
             elif stack:

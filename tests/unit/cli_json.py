@@ -171,10 +171,14 @@ def azure_nic(rg: str, vmss: str, index: int, ip: str) -> dict[str, Any]:
 #   vlan-tag);
 # - `oci network vnic get`: Vnic (id, private-ip, is-primary, hostname-label, mac-address,
 #   lifecycle-state, subnet-id, public-ip, ...).
+# the compartment of the oci-h100 stack (stacks/Pulumi.oci-h100.yaml)
+OCI_COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaareplacewithyourcompartment"
+
+
 def oci_pool_instance(iid: str, name: str, *, zone: str, state: str = "Running") -> dict[str, Any]:
     return {
         "availability-domain": zone,
-        "compartment-id": "ocid1.compartment.oc1..aaaa",
+        "compartment-id": OCI_COMPARTMENT,
         "display-name": name,
         "fault-domain": "FAULT-DOMAIN-1",
         "id": iid,
@@ -192,7 +196,7 @@ def oci_vnic_attachment(
 ) -> dict[str, Any]:
     return {
         "availability-domain": zone,
-        "compartment-id": "ocid1.compartment.oc1..aaaa",
+        "compartment-id": OCI_COMPARTMENT,
         "display-name": None,
         "id": f"ocid1.vnicattachment.oc1.iad.{vnic[-8:]}",
         "instance-id": iid,
@@ -210,7 +214,7 @@ def oci_vnic(vnic: str, ip: str, *, primary: bool = True) -> dict[str, Any]:
     return {
         "data": {
             "availability-domain": "Uocm:US-ASHBURN-AD-1",
-            "compartment-id": "ocid1.compartment.oc1..aaaa",
+            "compartment-id": OCI_COMPARTMENT,
             "hostname-label": None,
             "id": vnic,
             "is-primary": primary,

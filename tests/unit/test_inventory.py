@@ -351,3 +351,13 @@ def test_gcp_live_trusts_the_groups_member_list_over_created_by_metadata() -> No
 
     found = discovery.live(out, gcp.Compute("my-gpu-project", zone, Instances(), Groups()))
     assert [n.name for n in found.nodes] == ["n-1"]
+
+
+def test_outputs_file_and_stack_both_set(tmp_path: Path) -> None:
+    """One of them silently won; now neither does."""
+    source = _source(tmp_path, plan_for("aws-h100").outputs, {"d.json": AWS_DOC})
+    source.write_text(
+        "plugin: gpufabric_pulumi\noutputs_file: outputs.json\nstack: aws-h100\n"
+        "discovery_file: [d.json]\n"
+    )
+    _fails(source, "set outputs_file or stack, not both", "'outputs.json'", "'aws-h100'")

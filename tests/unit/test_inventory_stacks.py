@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import subprocess
 import sys
@@ -115,7 +116,10 @@ CLUSTER = {"azure-ndv5-h200": "ndv5-h200"}  # clusterName; else the stack name
 WITH_LEAVES = {("aws-h100", ()), ("gcp-a3-mega", ()), ("gcp-a3-ultra", ()), ("nebius-h100", ())}
 
 
-def _ip(i: int) -> str:
+def _ip(i: int, subnet: str = "") -> str:
+    """Node i's address; inside `subnet` where the stack's outputs list its nodes' subnet."""
+    if subnet:
+        return str(ipaddress.IPv4Network(subnet).network_address + 10 + i)
     return f"10.0.{i // 200}.{10 + i % 200}"
 
 
@@ -277,12 +281,16 @@ def discovery_files(
                 expected[n] = hv
         else:
             rg = cluster["resourceGroup"]
-            nics = [cli_json.azure_nic(rg, group["name"], i, _ip(i)) for i in range(group["count"])]
+            subnet = outputs["network"]["subnetCidrs"]["compute"]
+            nics = [
+                cli_json.azure_nic(rg, group["name"], i, _ip(i, subnet))
+                for i in range(group["count"])
+            ]
             nics.append(cli_json.azure_nic("another-rg", group["name"], 99, "10.9.0.1"))
             files.append((f"vmss-nics-{g}.json", nics))
             for i in range(group["count"]):
                 expected[f"{group['name']}_{i}"] = {
-                    "ansible_host": _ip(i),
+                    "ansible_host": _ip(i, subnet),
                     "gpufabric_node_group": group["name"],
                     "gpufabric_partition": group["partition"],
                 }

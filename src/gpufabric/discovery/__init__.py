@@ -9,7 +9,9 @@ same both ways.
 
 A node is matched to the stack by the cloud's own linkage (a group tag, the group's member
 list, the NIC's scale-set VM id, or the instance ids/names the outputs list). A node that is
-not running or has no private address is named in a warning and left out.
+not running, has no private address, has an address outside the stack's subnets or the name of
+a node already found is named in a warning and left out. A name or address no inventory can
+hold (`x;reboot`, a newline, a look-alike letter, `10.0.0.999`) is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from gpufabric.clouds import registry
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.inputs.formats import load_json
 from gpufabric.stack_outputs import StackOutputs
 
@@ -44,15 +47,26 @@ class Node:
 class Found:
     nodes: list[Node] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    _names: set[str] = field(default_factory=set, repr=False, compare=False)
+    _names: dict[str, Node] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, node: Node) -> None:
-        """Keep the first node of each name (one set look-up: linear in the node count)."""
+        """Keep the first node of each name (one look-up: linear in the node count); a second
+        node of that name is named in a warning, not dropped silently."""
         if len(self._names) != len(self.nodes):  # nodes given to the constructor
-            self._names = {n.name for n in self.nodes}
-        if node.name not in self._names:
-            self._names.add(node.name)
+            self._names = {n.name: n for n in self.nodes}
+        same = self._names.get(node.name)
+        if same is None:
+            self._names[node.name] = node
             self.nodes.append(node)
+        elif same != node:
+            self.warnings.append(
+                f"{node.name} ({node.group}): {_ident(node)} has the name of "
+                f"{_ident(same)}, found first; left out"
+            )
+
+
+def _ident(node: Node) -> str:
+    return f"instance {node.instance_id}" if node.instance_id else f"the node at {node.address}"
 
 
 def shape(data: Any) -> str:
@@ -103,7 +117,30 @@ def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) ->
     return _require_nodes(outputs, found, f"the {outputs.cluster.cloud} API")
 
 
+def _checked(outputs: StackOutputs, found: Found, where: str) -> Found:
+    """Names and addresses an inventory can hold (else refused, naming the node and the field);
+    nodes outside the stack's subnets (outputs network.subnetCidrs, where the cloud lists them)
+    left out with a warning."""
+    raw = outputs.network.get("subnetCidrs")
+    cidrs = list(raw.values()) if isinstance(raw, dict) else []
+    kept: list[Node] = []
+    for node in found.nodes:
+        who = f"discovery in {where}: node {types.show(node.name)}"
+        types.check(types.SlurmName, node.name, f"{who}: name")
+        types.check(types.HostAddress, node.address, f"{who}: address")
+        if not types.inside(node.address, cidrs):
+            found.warnings.append(
+                f"{node.name} ({node.group}): address {node.address} is outside the stack's "
+                f"subnets ({', '.join(str(c) for c in cidrs)}); left out"
+            )
+            continue
+        kept.append(node)
+    found.nodes = kept
+    return found
+
+
 def _require_nodes(outputs: StackOutputs, found: Found, where: str) -> Found:
+    found = _checked(outputs, found, where)
     if not found.nodes:
         groups = ", ".join(g.name for g in outputs.nodes.groups)
         extra = f" ({'; '.join(found.warnings)})" if found.warnings else ""

@@ -307,6 +307,23 @@ TagValue = Annotated[str, BeforeValidator(_string), AfterValidator(_tag_value)]
 """A resource tag value: at most 256 characters, no control character."""
 
 
+# --- id formats ------------------------------------------------------------------------
+
+
+def matching(pattern: str, allowed: str) -> Any:
+    """A string type that must match `pattern` whole (ASCII); refused as 'must be {allowed}'.
+    Each cloud builds its id formats with it (gpufabric.clouds.<cloud>.ids)."""
+    regex = re.compile(pattern, re.ASCII)
+
+    def _match(value: str) -> str:
+        _plain(value)
+        if not regex.fullmatch(value):
+            raise ValueError(f"must be {allowed}")
+        return value
+
+    return Annotated[str, BeforeValidator(_string), AfterValidator(_match)]
+
+
 # --- checking one value ----------------------------------------------------------------
 
 _ADAPTERS: dict[int, TypeAdapter[Any]] = {}

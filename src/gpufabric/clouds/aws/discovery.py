@@ -11,19 +11,18 @@ The leaf is the last of `NetworkNodes` (listed top-down: docs/sources.md A.5).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.aws import ids as aws_ids
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
 from gpufabric.extras import require
+from gpufabric.inputs import types
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
 
 GROUP_TAG = "aws:autoscaling:groupName"
-_VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
-_SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 MAX_IDS_PER_CALL = 100  # DescribeInstanceTopology: at most 100 instance ids per call
 
 
@@ -193,11 +192,13 @@ def _stack_network(outputs: StackOutputs) -> tuple[str | None, set[str]]:
     vpc = outputs.network.get("vpcId")
     raw = outputs.network.get("subnets")
     subnets = (
-        {str(s) for s in raw.values() if _SUBNET_ID.match(str(s))}
+        {str(s) for s in raw.values() if not types.problem(aws_ids.SubnetId, s)}
         if isinstance(raw, dict)
         else set()
     )
-    return (vpc if isinstance(vpc, str) and _VPC_ID.match(vpc) else None), subnets
+    return (
+        vpc if isinstance(vpc, str) and not types.problem(aws_ids.VpcId, vpc) else None
+    ), subnets
 
 
 def _outside(inst: Mapping[str, Any], vpc: str | None, subnets: set[str]) -> str:

@@ -17,10 +17,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.gcp import ids
 from gpufabric.clouds.gcp.topology import path_from_topology
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
 from gpufabric.extras import require
+from gpufabric.inputs import types
 from gpufabric.inputs.formats import parse_json
 from gpufabric.stack_outputs import NodeGroup, StackOutputs
 
@@ -143,11 +145,20 @@ def match(
                     name=name,
                     address=address,
                     group=group.name,
-                    instance_id=str(inst.get("id", "")),
+                    instance_id=_instance_id(inst, origin),
                     leaf=leaf,
                 )
             )
     return found
+
+
+def _instance_id(inst: Mapping[str, Any], origin: str) -> str:
+    """The instance's numeric id (gcloud prints it as a string), '' when the listing has none."""
+    value = inst.get("id")
+    if value is None:
+        return ""
+    where = f"{origin}: instance {inst['name']!r}: id"
+    return types.check(ids.InstanceId, str(value) if isinstance(value, int) else value, where)
 
 
 def _network_path(value: object) -> str:

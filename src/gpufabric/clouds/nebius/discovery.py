@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.nebius import ids
 from gpufabric.clouds.nebius.topology import eth0_address, field, ib_path
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.stack_outputs import StackOutputs
 
 CLI = "`nebius compute instance list --parent-id PROJECT --format json`"
@@ -53,6 +55,16 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
             )
             if group is None:
                 continue
+            iid = field(meta, "id")
+            if iid is not None:
+                types.check(ids.InstanceId, iid, f"{origin}: instance {name!r}: metadata.id")
+            shape = _shape(spec)
+            if shape and shape != outputs.cluster.instance_type:
+                found.warnings.append(
+                    f"{name} ({group.name}): shape {shape}, not the stack's "
+                    f"{outputs.cluster.instance_type}; left out"
+                )
+                continue
             state = str(field(field(inst, "status"), "state") or "")
             address = eth0_address(inst)
             if state != "RUNNING" or not address:
@@ -73,6 +85,13 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
                 )
             )
     return found
+
+
+def _shape(spec: Any) -> str:
+    """platform/preset of spec.resources (the catalog's name for it); '' when not listed."""
+    resources = field(spec, "resources")
+    platform, preset = field(resources, "platform"), field(resources, "preset")
+    return f"{platform}/{preset}" if platform and preset else ""
 
 
 def recognise(data: Any) -> str | None:

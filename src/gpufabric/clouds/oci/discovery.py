@@ -22,8 +22,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufabric.clouds.oci.ids import ocid_problem
 from gpufabric.discovery import Found, Node
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.stack_outputs import StackOutputs
 
 CLI = (
@@ -83,11 +85,17 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
     # the listing says otherwise (instance-pool-id is not in InstanceSummary)
     (group,) = list(groups.values())[:1]
     for origin, inst in pools:
-        name = str(inst.get("display-name") or "")
-        iid = str(inst.get("id") or "")
+        name = inst.get("display-name")
+        iid = inst.get("id")
         if not name or not iid:
             raise UserError(f"{origin}: an instance has no id or display-name")
-        if inst.get("availability-domain") not in (None, outputs.cluster.zone):
+        why = ocid_problem(iid, "instance", outputs.cluster.region)
+        if why:
+            raise UserError(f"{origin}: instance {types.show(name)}: id {types.show(iid)} {why}")
+        name = str(name)
+        elsewhere = _elsewhere(inst, outputs)
+        if elsewhere:
+            found.warnings.append(f"{name} ({group.name}): {elsewhere}; left out")
             continue
         state = str(inst.get("state", ""))
         address = _address(iid, attachments, vnics)
@@ -101,6 +109,21 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
             continue
         found.add(Node(name=name, address=address, group=group.name, instance_id=iid))
     return found
+
+
+def _elsewhere(inst: Mapping[str, Any], outputs: StackOutputs) -> str:
+    """Why a listed instance is not one of the stack's nodes: another availability domain,
+    compartment or shape ('' when it is one; a field the listing lacks checks nothing)."""
+    cluster = outputs.cluster
+    for key, want, what in (
+        ("availability-domain", cluster.zone, "availability domain"),
+        ("compartment-id", cluster.compartment, "compartment"),
+        ("shape", cluster.instance_type, "shape"),
+    ):
+        value = inst.get(key)
+        if value is not None and want and value != want:
+            return f"{what} {value}, not the stack's {want}"
+    return ""
 
 
 def _address(
