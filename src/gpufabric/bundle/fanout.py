@@ -54,8 +54,10 @@ def command(
     sha256: str,
     topology: str | None = None,
     fanout: int | None = None,
+    options: Sequence[str] = (),
 ) -> list[str]:
-    """The argv that runs the bundle on every host through `engine` (clush or srun)."""
+    """The argv that runs the bundle on every host through `engine` (clush or srun);
+    `options`: the engine's own further options (e.g. clush's ssh options)."""
     _check_hosts(hosts)
     if not _SHA.match(sha256):
         raise UserError(f"--sha256 {sha256!r}: 64 lower-case hex digits")
@@ -68,7 +70,7 @@ def command(
             argv += [f"--topology={topology}"]
         if fanout:
             argv += ["-f", str(fanout)]
-        return [*argv, "--", *run]
+        return [*argv, *options, "--", *run]
     if engine == "srun":
         if topology:
             raise UserError("--topology is ClusterShell's; srun uses Slurm's TreeWidth")
@@ -78,5 +80,5 @@ def command(
             "--ntasks-per-node=1",
             f"--nodelist={','.join(hosts)}",
         ]
-        return [*argv, *run]
+        return [*argv, *options, *run]
     raise UserError(f"--engine {engine!r}: choose one of {', '.join(ENGINES)}")

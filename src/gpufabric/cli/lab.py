@@ -41,9 +41,18 @@ def up(
         typer.Option("--spine-rate", help="Shape the spine to this tc rate, e.g. 1gbit"),
     ] = None,
     name: NameOpt = DEFAULT_NAME,
+    boot: Annotated[
+        bool,
+        typer.Option(
+            "--boot",
+            help="Hosts configure themselves at first boot: cloud-init (NoCloud seed) runs the "
+            "node user data, which fetches the lab's bundle, checks its sha256 and runs "
+            "tune-fabric with ansible-playbook -c local",
+        ),
+    ] = False,
 ) -> None:
     """Start the lab's hosts and write its Ansible inventory."""
-    res = lab.up(name, nodes, leaves, spine_rate, progress=_say)
+    res = lab.up(name, nodes, leaves, spine_rate, progress=_say, boot=boot)
     lay = res.state.layout
     typer.echo(
         f"lab {name!r} up in {res.seconds:.1f} s: {len(lay.hosts)} hosts, "
@@ -51,6 +60,9 @@ def up(
     )
     for h in lay.hosts:
         typer.echo(f"  {h.name:<4} {h.address:<15} {h.leaf:<7} systemd {res.boot[h.name]}")
+    if boot:
+        for hs in lab.host_status(res.state):
+            typer.echo(f"  {hs.name:<4} {hs.configured}: {hs.why}")
     typer.echo(f"inventory: {res.paths.inventory}")
     typer.echo(
         f'next: ansible-playbook -i "$(gpufabric lab inventory --name {name})" '
@@ -83,6 +95,7 @@ def status(name: NameOpt = DEFAULT_NAME) -> None:
             f"  {hs.name:<4} {hs.address:<15} {hs.leaf:<7} "
             f"{'running' if hs.running else 'STOPPED':<8} systemd {hs.systemd}"
             + (f"  FAULT {fault}" if fault else "")
+            + (f"  {hs.configured.upper()}: {hs.why}" if hs.configured else "")
         )
     qd = network.spine_qdiscs(lay)
     shaped = [dev for dev, line in qd.items() if line.startswith("qdisc tbf")]

@@ -60,11 +60,17 @@ class LabHandle:
     # ---- lifecycle
     @classmethod
     def start(
-        cls, name: str, nodes: int = 4, leaves: int = 2, spine_rate: str | None = None
+        cls,
+        name: str,
+        nodes: int = 4,
+        leaves: int = 2,
+        spine_rate: str | None = None,
+        boot: bool = False,
     ) -> LabHandle:
-        """Bring lab `name` up (after removing a leftover lab of that name)."""
+        """Bring lab `name` up (after removing a leftover lab of that name); `boot`: the hosts
+        configure themselves through cloud-init (`lab up --boot`)."""
         lab.down(name)
-        res = lab.up(name, nodes, leaves, spine_rate)
+        res = lab.up(name, nodes, leaves, spine_rate, boot=boot)
         return cls(name, res.state, res.paths, res.boot)
 
     @classmethod

@@ -20,6 +20,7 @@ from gpufabric.lab.layout import HostPlan, LabLayout
 
 PROPAGATE_DIR = Path("/run/systemd/nspawn/propagate")
 HOST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+WAIT_STEP = 30.0  # seconds of one `systemctl is-system-running --wait`
 
 
 def mount_overlay(lower: Path, hostdir: Path) -> Path:
@@ -67,8 +68,15 @@ def prepare(root: Path, host: HostPlan, layout: LabLayout, public_key: str) -> s
 SHARED_MOUNT = "/srv/gpufabric-shared"
 
 
-def nspawn_argv(root: Path, host: HostPlan, shared: Path | None = None) -> list[str]:
+# `up --boot`: the lab's object-store stand-in, read-only in every host
+OBJECTS_MOUNT = "/srv/gpufabric-objects"
+
+
+def nspawn_argv(
+    root: Path, host: HostPlan, shared: Path | None = None, objects: Path | None = None
+) -> list[str]:
     bind = [f"--bind={shared}:{SHARED_MOUNT}"] if shared is not None else []
+    bind += [f"--bind-ro={objects}:{OBJECTS_MOUNT}"] if objects is not None else []
     return [
         "systemd-nspawn",
         "-q",
@@ -86,11 +94,19 @@ def nspawn_argv(root: Path, host: HostPlan, shared: Path | None = None) -> list[
     ]
 
 
-def start(root: Path, host: HostPlan, console_log: Path, shared: Path | None = None) -> int:
+def start(
+    root: Path,
+    host: HostPlan,
+    console_log: Path,
+    shared: Path | None = None,
+    objects: Path | None = None,
+) -> int:
     env = {"PATH": HOST_PATH, "SYSTEMD_NSPAWN_API_VFS_WRITABLE": "network"}
     with open(console_log, "ab") as out:
         proc = subprocess.Popen(
-            nspawn_argv(root, host, shared if shared is not None and shared.is_dir() else None),
+            nspawn_argv(
+                root, host, shared if shared is not None and shared.is_dir() else None, objects
+            ),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -176,7 +192,13 @@ def _retry_failed_units(leader: int) -> str:
     failed = run_in(
         leader, ["systemctl", "list-units", "--state=failed", "--no-legend", "--plain", "--full"]
     ).stdout.split("\n")
-    units = [line.split()[0] for line in failed if line.strip()]
+    # cloud-init's units (`lab up --boot`) run once per instance: their failure is the host's
+    # boot result (lab status), not something to start again
+    units = [
+        line.split()[0]
+        for line in failed
+        if line.strip() and not line.split()[0].startswith("cloud-")
+    ]
     if units:
         run_in(leader, ["systemctl", "reset-failed", *units])
         run_in(leader, ["systemctl", "start", *units], timeout=60)
@@ -190,11 +212,13 @@ def wait_booted(nspawn_pid: int, host: HostPlan, deadline: float) -> str:
             raise UserError(f"lab host {host.name} exited while booting; see its console log")
         leader = leader_pid(nspawn_pid)
         if leader is not None:
-            left = max(1.0, deadline - time.monotonic())
+            # short waits, asked again: a long boot (`lab up --boot` runs the playbooks in
+            # cloud-final) was seen to leave `--wait` waiting after the boot had finished
+            left = max(1.0, min(WAIT_STEP, deadline - time.monotonic()))
             try:
                 proc = run_in(leader, ["systemctl", "is-system-running", "--wait"], timeout=left)
             except subprocess.TimeoutExpired:
-                break
+                continue
             state = proc.stdout.strip()
             if state == "degraded":
                 state = _retry_failed_units(leader)

@@ -30,6 +30,17 @@ def ssh_common_args(layout: LabLayout, known_hosts: Path) -> str:
     return " ".join(f"-o {shlex.quote(o)}" for o in opts)
 
 
+def lab_vars(layout: LabLayout) -> dict[str, Any]:
+    """The gpufabric_* variables every lab host gets (pushed, or at boot from the bundle)."""
+    return {
+        "gpufabric_fabric": "lab",
+        "gpufabric_encryption": "none",
+        "gpufabric_lab_name": layout.name,
+        # one directory every host sees: the lab's stand-in for a shared file system
+        "gpufabric_lab_shared_dir": SHARED_MOUNT,
+    }
+
+
 def render(layout: LabLayout, ssh_key: Path, known_hosts: Path) -> str:
     hosts: dict[str, Any] = {
         h.name: {"ansible_host": h.address, "gpufabric_leaf": h.leaf} for h in layout.hosts
@@ -47,11 +58,7 @@ def render(layout: LabLayout, ssh_key: Path, known_hosts: Path) -> str:
                 "ansible_ssh_private_key_file": str(ssh_key),
                 "ansible_ssh_common_args": ssh_common_args(layout, known_hosts),
                 "ansible_python_interpreter": "/usr/bin/python3",
-                "gpufabric_fabric": "lab",
-                "gpufabric_encryption": "none",
-                "gpufabric_lab_name": layout.name,
-                # one directory every host sees: the lab's stand-in for a shared file system
-                "gpufabric_lab_shared_dir": SHARED_MOUNT,
+                **lab_vars(layout),
             },
             "children": children,
         }

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpufabric.errors import UserError
+from gpufabric.lab import boot as lab_boot
 from gpufabric.lab import hosts, inventory, layout, network, rootfs, state
 from gpufabric.lab.state import LabPaths, LabState
 
@@ -32,6 +33,9 @@ REQUIRED_TOOLS = {
     "unshare": "util-linux",
 }
 BOOT_TIMEOUT = 120.0
+# `up --boot`: systemd's boot includes cloud-final, which installs the node runtime and runs the
+# playbooks on every host at once (all on this machine's CPUs)
+BOOT_CONFIGURE_TIMEOUT = 1200.0
 # Every lab host's systemd (all root, so one per-user quota on the machine) holds ~6 inotify
 # instances; Debian's default of 128 runs out at ~20 hosts and units then fail at boot
 # ("degraded"). The same floor kind and LXD document for many containers on one machine.
@@ -89,6 +93,7 @@ def up(
     leaves: int,
     spine_rate: str | None,
     progress: Callable[[str], None] = lambda _m: None,
+    boot: bool = False,
 ) -> UpResult:
     layout.check_name(name)
     layout.check_counts(nodes, leaves)
@@ -107,10 +112,10 @@ def up(
     progress(f"base image: {rootfs.cache_dir()} (built only if its package list changed)")
     base = rootfs.ensure_rootfs()
     paths.root.mkdir(parents=True, exist_ok=True)
-    st = LabState(layout=plan, spine_rate=spine_rate, rootfs=str(base))
+    st = LabState(layout=plan, spine_rate=spine_rate, rootfs=str(base), boot=boot)
     state.save(paths, st)
     try:
-        boot = _bring_up(st, paths, progress)
+        systemd = _bring_up(st, paths, progress)
     except BaseException:
         kept = _keep_console_logs(paths)
         progress(f"start failed; removing what was made (hosts' console logs kept in {kept})")
@@ -118,7 +123,7 @@ def up(
         raise
     st.phase = "up"
     state.save(paths, st)
-    return UpResult(st, paths, boot, time.monotonic() - started)
+    return UpResult(st, paths, systemd, time.monotonic() - started)
 
 
 def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) -> dict[str, str]:
@@ -145,6 +150,10 @@ def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) ->
     )
     public_key = paths.ssh_key.with_suffix(".pub").read_text()
     host_keys: dict[str, str] = {}
+    bundle = None
+    if st.boot:
+        bundle = lab_boot.publish(plan, paths.objects)
+        progress(f"bundle {bundle.name} (sha256 {bundle.sha256[:16]}...) in {paths.objects}")
     for h in plan.hosts:
         hostdir = paths.host_dir(h.name)
         root = paths.host_root(h.name)
@@ -152,14 +161,24 @@ def _bring_up(st: LabState, paths: LabPaths, progress: Callable[[str], None]) ->
         state.save(paths, st)
         hosts.mount_overlay(Path(st.rootfs), hostdir)
         host_keys[h.name] = hosts.prepare(root, h, plan, public_key)
-    progress("booting hosts (systemd-nspawn --boot)")
+        if bundle is not None:
+            lab_boot.seed(root, h, bundle)
+    progress(
+        "booting hosts (systemd-nspawn --boot"
+        + ("; cloud-init configures each host from the bundle)" if bundle else ")")
+    )
     paths.shared.mkdir(mode=0o755, exist_ok=True)
+    objects = paths.objects if bundle is not None else None
     for h in plan.hosts:
         st.pids[h.name] = hosts.start(
-            paths.host_root(h.name), h, paths.host_dir(h.name) / "console.log", paths.shared
+            paths.host_root(h.name),
+            h,
+            paths.host_dir(h.name) / "console.log",
+            paths.shared,
+            objects,
         )
         state.save(paths, st)
-    deadline = time.monotonic() + BOOT_TIMEOUT
+    deadline = time.monotonic() + (BOOT_CONFIGURE_TIMEOUT if st.boot else BOOT_TIMEOUT)
     boot = {h.name: hosts.wait_booted(st.pids[h.name], h, deadline) for h in plan.hosts}
     paths.known_hosts.write_text(inventory.render_known_hosts(plan, host_keys))
     paths.inventory.write_text(inventory.render(plan, paths.ssh_key, paths.known_hosts))
@@ -233,6 +252,8 @@ class HostStatus:
     leaf: str
     running: bool
     systemd: str
+    configured: str = ""  # `up --boot`: configured / not configured / configuring
+    why: str = ""
 
 
 def load_up(name: str) -> tuple[LabState, LabPaths]:
@@ -257,7 +278,16 @@ def host_status(st: LabState) -> list[HostStatus]:
         if leader is not None:
             proc = hosts.run_in(leader, ["systemctl", "is-system-running"], timeout=20)
             systemd = proc.stdout.strip() or "unknown"
-        out.append(HostStatus(h.name, h.address, h.leaf, running, systemd))
+        hs = HostStatus(h.name, h.address, h.leaf, running, systemd)
+        if st.boot:
+            text = None
+            if leader is not None:
+                res = hosts.run_in(leader, ["cat", lab_boot.RESULT_PATH], timeout=20)
+                text = res.stdout if res.returncode == 0 else None
+            hs.configured, hs.why = lab_boot.read_result(text)
+            if leader is None:
+                hs.why = "host not running"
+        out.append(hs)
     return out
 
 

@@ -22,11 +22,14 @@ from gpufabric.inputs import packaged
 from gpufabric.inputs.formats import parse_yaml
 
 # Bump when the build steps below change in a way that makes old caches wrong.
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
 DEFAULT_CACHE = Path("/var/cache/gpufabric/rootfs")
 # Units that would start (and fail: no configuration yet) at every boot; the roles that own
 # them enable them. Keeps `systemctl is-system-running` at "running" on a fresh host.
 DISABLED_UNITS = ("slurmd", "slurmctld", "munge", "strongswan", "iperf3")
+# cloud-init runs only on hosts of `lab up --boot` (gpufabric.lab.boot removes this marker in
+# their overlay and writes their cloud-init settings)
+CLOUD_INIT_DISABLED = "etc/cloud/cloud-init.disabled"
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,8 @@ def _build(final: Path, pkgs: PackageList, log: Path) -> None:
         env=env,
     )
     policy.unlink()
+    if (root / "etc/cloud").is_dir():
+        (root / CLOUD_INIT_DISABLED).write_text("")
     for key in (root / "etc/ssh").glob("ssh_host_*"):
         key.unlink()  # every host gets its own
     (root / "etc/machine-id").write_text("")

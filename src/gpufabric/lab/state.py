@@ -54,6 +54,11 @@ class LabPaths:
         return self.root / "ssh" / "known_hosts"
 
     @property
+    def objects(self) -> Path:
+        """`up --boot`: the object-store stand-in (bundles), read-only in every host."""
+        return self.root / "objects"
+
+    @property
     def shared(self) -> Path:
         """The directory every host sees at hosts.SHARED_MOUNT."""
         return self.root / "shared"
@@ -74,6 +79,7 @@ class LabState:
     mounts: list[str] = field(default_factory=list)  # overlay mount points
     phase: str = "starting"  # starting -> up
     faults: dict[str, list[str]] = field(default_factory=dict)  # host -> `lab fault` kinds
+    boot: bool = False  # `up --boot`: hosts configure themselves through cloud-init
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -95,6 +101,7 @@ class LabState:
             mounts=list(doc["mounts"]),
             phase=doc["phase"],
             faults={k: list(v) for k, v in doc.get("faults", {}).items()},
+            boot=bool(doc.get("boot", False)),
         )
 
 
