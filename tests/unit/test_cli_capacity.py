@@ -371,3 +371,10 @@ def test_gcp_sub_blocks_plan_each_node_on_its_sub_block(project: Path, tmp_path:
         == [[f"{base}/b1/reservationSubBlocks/s1"]] * 5
         + [[f"{base}/b1/reservationSubBlocks/s2"]] * 3
     )
+
+
+def test_check_reads_the_landed_file_before_asking_the_cloud(project: Path, tmp_path: Path):
+    """No --from: a missing --landed file is named before any live call (no credentials here)."""
+    result = run(project, "capacity", "check", "-s", "aws-h100", "--landed", str(tmp_path / "x"))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: {tmp_path / 'x'}: cannot read")

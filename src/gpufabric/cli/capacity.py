@@ -146,9 +146,9 @@ def check(
     from gpufabric.topology.load import load
 
     cfg, _path, _raw = _stack(stack)
-    capacity = _read(cfg, from_files)
+    topology = load(cfg.instance.cloud, landed, region=cfg.region)  # local errors first
     planned = _reader(cfg.instance.cloud).planned_ids(cfg)
-    topology = load(cfg.instance.cloud, landed, region=cfg.region)
+    capacity = _read(cfg, from_files)
     result = landed_outside(capacity, planned, topology)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
