@@ -20,7 +20,7 @@ ONE_STACK_PER_CLOUD = {"aws": "aws-h100", "gcp": "gcp-a3-mega", "azure": "azure-
 def test_every_policy_names_known_clouds() -> None:
     for policy in ALL_POLICIES:
         assert policy.clouds, policy.name
-        assert set(policy.clouds) <= set(names()), policy.name
+        assert set(policy.clouds) <= {*names(), "*"}, policy.name
 
 
 def test_every_cloud_has_a_shipped_stack_here() -> None:
@@ -33,7 +33,7 @@ def test_the_report_names_the_policies_that_did_not_apply(cloud: str, name: str)
     view = stack(name)
     assert stack_clouds(view.resources) == {cloud}
     skipped = {p.name for p in not_applicable(view)}
-    assert skipped == {p.name for p in ALL_POLICIES if cloud not in p.clouds}
+    assert skipped == {p.name for p in ALL_POLICIES if not {cloud, "*"} & set(p.clouds)}
     violations, text = check_and_report(plan(name))
     assert violations == []
     applied = len(ALL_POLICIES) - len(skipped)
@@ -45,6 +45,16 @@ def test_the_report_names_the_policies_that_did_not_apply(cloud: str, name: str)
             assert f"{policy.name} ({', '.join(policy.clouds)} only)" in lines[1]
     else:
         assert len(lines) == 1
+
+
+def test_policies_for_every_cloud_run_on_a_cloud_of_a_new_package() -> None:
+    from gpufabric.policies.model import Resource, Stack
+    from gpufabric.policies.registry import applies
+
+    view = Stack([Resource("newcloud:net/rule:Rule", "r", "r", {})], {})
+    skipped = {p.name for p in not_applicable(view)}
+    assert "ssh-from-admin-ranges-only" not in skipped and "imdsv2-required" in skipped
+    assert all(applies(p, {"newcloud"}) == ("*" in p.clouds) for p in ALL_POLICIES)
 
 
 def test_aws_only_policies_do_not_run_on_oci() -> None:

@@ -34,6 +34,7 @@ NOT_YET_MOVED: dict[str, str] = {
     "src/gpufabric/config/validate.py": "the other-cloud section rule's wording",
     "src/gpufabric/policies/nodes.py": "per-cloud resource types",
     "src/gpufabric/policies/network.py": "per-cloud resource types",
+    "src/gpufabric/policies/ingress.py": "per-cloud resource types (each cloud's ingress rules)",
     "src/gpufabric/policies/storage.py": "per-cloud resource types",
     "src/gpufabric/policies/placement.py": "per-cloud resource types",
     "src/gpufabric/node/nccl_profiles.yaml": "profiles chosen per cloud, sources",

@@ -64,7 +64,7 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("nebius section on oci", {"gpufabric:nebius": {"projectId": "project-e00abc123"}}, "gpufabric:nebius", "use gpufabric:oci"),
     ("unknown oci key", {"gpufabric:oci": {**OCI, "hpcIsland": ISLAND}}, "gpufabric:oci.hpcIsland", "xtra"),
     ("nodes NaN", {"gpufabric:nodes": float("nan")}, "gpufabric:nodes", "integer"),
-    ("checkpoint goal", {"gpufabric:storage": {**LUSTRE, "checkpoint": {"sizeGiB": 2048, "writeSeconds": 60}}}, "gpufabric:storage.checkpoint", "no throughput table"),
+    ("checkpoint goal beyond a fixed tier's reach", {"gpufabric:storage": {**LUSTRE, "performanceTier": "MBPS_PER_TB_125", "capacityGb": 31200, "checkpoint": {"sizeGiB": 2048, "writeSeconds": 60}}}, "gpufabric:storage.capacityGb", "rates at most"),
 ]  # fmt: skip
 
 

@@ -163,6 +163,32 @@ def test_gcp_parallelstore_with_a_goal_is_refused() -> None:
     assert refused(raw, "gcp-a3-mega").startswith("gpufabric:storage.checkpoint:")
 
 
+# ---------------------------------------------------------------- OCI: File Storage with Lustre
+OCI_LUSTRE = {"type": "oci-lustre", "checkpoint": GOAL}
+
+
+def test_oci_goal_gives_the_smallest_size_on_oracles_steps() -> None:
+    lustre = storage("oci-h100", stack("oci-h100", storage=OCI_LUSTRE))
+    # 36.65 GB/s at 1000 MB/s per TB read per TiB: 37,530 GiB = 40,298 GB -> 41,600 (31,200
+    # + 10,400); 31,200 GB at 1000 rates 28.4 GB/s, short
+    assert (lustre.capacity_gb, lustre.performance_tier) == (41600, "MBPS_PER_TB_1000")
+    assert current(lustre).rated_gbps >= 36.65
+
+
+def test_oci_goal_at_a_fixed_tier_lands_on_the_large_steps() -> None:
+    given = {**OCI_LUSTRE, "performanceTier": "MBPS_PER_TB_250"}
+    lustre = storage("oci-h100", stack("oci-h100", storage=given))
+    # 161,190 GB at 250 -> past 124,800: 124,800 + 41,600 = 166,400
+    assert (lustre.capacity_gb, lustre.performance_tier) == (166400, "MBPS_PER_TB_250")
+
+
+def test_oci_given_capacity_too_small_for_the_goal_is_refused_naming_it() -> None:
+    given = {**OCI_LUSTRE, "capacityGb": 31200, "performanceTier": "MBPS_PER_TB_1000"}
+    message = refused(stack("oci-h100", storage=given), "oci-h100")
+    assert message.startswith("gpufabric:storage.capacityGb: 31200 is not valid;"), message
+    assert "41,600 GB would do" in message
+
+
 # ---------------------------------------------------------------- hostile goals
 @pytest.mark.parametrize(
     ("goal", "key"),

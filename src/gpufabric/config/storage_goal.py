@@ -8,7 +8,8 @@ key to change. On AWS, EFA-enabled FSx is chosen only when TCP clients cannot ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpufabric.catalog import InstanceType
@@ -16,7 +17,7 @@ from gpufabric.clouds.aws.settings import FsxLustreConfig
 from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
 from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
 from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
-from gpufabric.clouds.oci.settings import OciLustreConfig
+from gpufabric.clouds.oci.settings import OciLustreConfig, tier_name, tier_number
 from gpufabric.config.base import CheckpointGoal
 from gpufabric.config.model import StackConfig
 from gpufabric.errors import ConfigError
@@ -33,7 +34,7 @@ from gpufabric.storage.sizing import (
 
 KEY = "gpufabric:storage"
 GOAL_KEY = f"{KEY}.checkpoint"
-LustreConfig = FsxLustreConfig | AzureManagedLustreConfig | ManagedLustreConfig
+LustreConfig = FsxLustreConfig | AzureManagedLustreConfig | ManagedLustreConfig | OciLustreConfig
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,10 @@ class Fields:
 
     tier: tuple[str, str]
     capacity: tuple[str, str]
+    tier_number: Callable[[Any], int] = int
+    """The config's tier as the sizing table's number (MBPS_PER_TB_250 -> 250 on OCI)."""
+    tier_value: Callable[[int], Any] = field(default=lambda n: n)
+    """The sizing table's tier number as the config writes it."""
 
 
 FIELDS: dict[type[Any], Fields] = {
@@ -53,6 +58,12 @@ FIELDS: dict[type[Any], Fields] = {
     ),
     ManagedLustreConfig: Fields(
         ("per_unit_storage_throughput", "perUnitStorageThroughput"), ("capacity_gib", "capacityGib")
+    ),
+    OciLustreConfig: Fields(
+        ("performance_tier", "performanceTier"),
+        ("capacity_gb", "capacityGb"),
+        tier_number,
+        tier_name,
     ),
 }
 
@@ -68,8 +79,8 @@ def current(storage: LustreConfig) -> Sizing:
     svc = service(storage.type)
     variant = "efa" if isinstance(storage, FsxLustreConfig) and storage.efa else "tcp"
     goal = storage.checkpoint.goal() if storage.checkpoint else Goal(0, 1)
-    tier = getattr(storage, fields.tier[0])
-    return Sizing(svc, variant, int(tier), int(getattr(storage, fields.capacity[0])), goal)
+    tier = fields.tier_number(getattr(storage, fields.tier[0]))
+    return Sizing(svc, variant, tier, int(getattr(storage, fields.capacity[0])), goal)
 
 
 def with_storage_goal(cfg: StackConfig) -> StackConfig:
@@ -85,7 +96,7 @@ def with_storage_goal(cfg: StackConfig) -> StackConfig:
             f"a checkpoint goal sizes Managed Lustre; {storage.type} has no throughput table here "
             "(use type managed-lustre, or drop the goal and size it yourself)",
         )
-    if isinstance(storage, OciLustreConfig | NebiusFilesystemConfig):
+    if isinstance(storage, NebiusFilesystemConfig):
         raise ConfigError(
             GOAL_KEY,
             goal_value(goal_cfg),
@@ -99,7 +110,10 @@ def with_storage_goal(cfg: StackConfig) -> StackConfig:
         return cfg  # the cloud rules refuse the storage type itself
     sized = _size(storage, goal_cfg, itype, cfg.nodes)
     fields = FIELDS[type(storage)]
-    update: dict[str, Any] = {fields.tier[0]: sized.tier, fields.capacity[0]: sized.capacity}
+    update: dict[str, Any] = {
+        fields.tier[0]: fields.tier_value(sized.tier),
+        fields.capacity[0]: sized.capacity,
+    }
     if isinstance(storage, FsxLustreConfig):
         update["efa"] = sized.variant == "efa"
     return cfg.model_copy(update={"storage": storage.model_copy(update=update)})
@@ -112,7 +126,8 @@ def _size(
     svc = service(storage.type)
     fields = FIELDS[type(storage)]
     fixed = storage.model_fields_set
-    tier = getattr(storage, fields.tier[0]) if fields.tier[0] in fixed else None
+    given_tier = getattr(storage, fields.tier[0]) if fields.tier[0] in fixed else None
+    tier = None if given_tier is None else fields.tier_number(given_tier)
     capacity = getattr(storage, fields.capacity[0]) if fields.capacity[0] in fixed else None
     variants = ["tcp"]
     if isinstance(storage, FsxLustreConfig):

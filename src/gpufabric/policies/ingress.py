@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpufabric.policies.model import Resource, ResourcePolicy, as_list, is_true, maps
+from gpufabric.policies.model import EVERY_CLOUD, Resource, ResourcePolicy, as_list, is_true, maps
 
 AWS_SG = "aws:ec2/securityGroup:SecurityGroup"
 AWS_SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
@@ -218,5 +218,5 @@ SSH_FROM_ADMIN_ONLY = ResourcePolicy(
         "given source ports (a service's replies) are not a way in for SSH clients"
     ),
     check=_ssh_from_admin_only,
-    clouds=("aws", "gcp", "azure", "oci", "nebius"),
+    clouds=EVERY_CLOUD,
 )

@@ -133,9 +133,13 @@ class StackPolicy:
     """Reads the stack's outputs (exports), not only its resources."""
 
 
+EVERY_CLOUD: tuple[str, ...] = ("*",)
+"""A policy's `clouds` when it applies wherever it finds what it reads."""
+
+
 def resource_cloud(resource_type: str) -> str:
-    """The cloud of a resource type, from the clouds' registry ('azure-native:network:...' ->
-    azure); a package no cloud claims stands for itself ('random:...' -> random)."""
+    """The cloud of a resource type, from the clouds' registry (by the type's package prefix);
+    a package no cloud claims stands for itself."""
     from gpufabric.clouds.registry import for_type
 
     spec = for_type(resource_type)

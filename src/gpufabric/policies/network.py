@@ -10,6 +10,7 @@ from gpufabric.catalog import catalog
 from gpufabric.clouds.gcp import facts as gcp_facts
 from gpufabric.policies.ingress import allowed_ingress
 from gpufabric.policies.model import (
+    EVERY_CLOUD,
     Resource,
     ResourcePolicy,
     Stack,
@@ -62,7 +63,7 @@ NO_WORLD_INGRESS = ResourcePolicy(
         "aside)"
     ),
     check=_world_ingress,
-    clouds=("aws", "gcp", "azure", "oci", "nebius"),
+    clouds=EVERY_CLOUD,
 )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from gpufabric.catalog import catalog
 from gpufabric.policies.model import (
+    EVERY_CLOUD,
     Resource,
     ResourcePolicy,
     Stack,
@@ -266,7 +267,7 @@ NO_PUBLIC_IP = StackPolicy(
         "subnet that maps public IPs on launch"
     ),
     check=_public_ips,
-    clouds=("aws", "gcp", "azure", "oci", "nebius"),
+    clouds=EVERY_CLOUD,
 )
 
 

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gpufabric.clouds.gcp.placement import DENSE_RESERVATION_TYPES
-from gpufabric.policies.model import Resource, Stack, StackPolicy, as_list, dig, resource_cloud
+from gpufabric.policies.model import (
+    EVERY_CLOUD,
+    Resource,
+    Stack,
+    StackPolicy,
+    as_list,
+    dig,
+    resource_cloud,
+)
 from gpufabric.policies.nodes import (
     AWS_GROUP,
     AWS_INSTANCE,
@@ -27,7 +35,8 @@ AZURE_PPG = "azure-native:compute:ProximityPlacementGroup"
 
 def _placement(stack: Stack) -> Iterator[tuple[Resource, str]]:
     for node in gpu_nodes(stack):
-        reason = _BY_CLOUD[resource_cloud(node.resource.type)](stack, node)
+        check = _BY_CLOUD.get(resource_cloud(node.resource.type))
+        reason = check(stack, node) if check else ""
         if reason:
             yield node.resource, reason
 
@@ -135,5 +144,5 @@ PLACEMENT = StackPolicy(
         "singlePlacementGroup true), an OCI cluster network or a Nebius GPU cluster"
     ),
     check=_placement,
-    clouds=("aws", "gcp", "azure", "oci", "nebius"),
+    clouds=EVERY_CLOUD,
 )

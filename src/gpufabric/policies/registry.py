@@ -33,7 +33,7 @@ ALL_POLICIES: tuple[ResourcePolicy | StackPolicy, ...] = (*RESOURCE_POLICIES, *S
 
 def applies(policy: ResourcePolicy | StackPolicy, clouds: set[str]) -> bool:
     """Whether a policy applies to a stack of these clouds (a stack of no known cloud: all)."""
-    return not clouds or bool(clouds & set(policy.clouds))
+    return not clouds or "*" in policy.clouds or bool(clouds & set(policy.clouds))
 
 
 def not_applicable(stack: Stack) -> list[ResourcePolicy | StackPolicy]:

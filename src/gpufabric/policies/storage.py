@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from gpufabric.policies.model import (
+    EVERY_CLOUD,
     Resource,
     ResourcePolicy,
     Stack,
@@ -113,7 +114,7 @@ STORAGE_ZONE = StackPolicy(
         "Filestore, Azure Managed Lustre) are in the zone of the GPU nodes"
     ),
     check=_co_located,
-    clouds=("aws", "gcp", "azure", "oci", "nebius"),
+    clouds=EVERY_CLOUD,
 )
 
 

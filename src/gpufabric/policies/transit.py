@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from gpufabric.catalog import catalog
 from gpufabric.errors import UserError
-from gpufabric.policies.model import Resource, Stack, StackPolicy
+from gpufabric.policies.model import EVERY_CLOUD, Resource, Stack, StackPolicy
 from gpufabric.policies.nodes import gpu_nodes, instance_type
 from gpufabric.stack_outputs import parse
 from gpufabric.vocabulary import ENCRYPTION_MODES, encryption_problem
@@ -46,6 +46,6 @@ ENCRYPTION_IN_TRANSIT = StackPolicy(
         "or none); provider-native only on instance types the catalog knows to encrypt natively"
     ),
     check=_explicit_mode,
-    clouds=("aws", "gcp", "azure", "oci", "nebius"),
+    clouds=EVERY_CLOUD,
     needs_outputs=True,
 )

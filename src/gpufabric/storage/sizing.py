@@ -18,7 +18,7 @@ from typing import Any
 from gpufabric.inputs import packaged
 
 GIB = 1 << 30
-UNIT_GIB = {"GiB": 1, "TiB": 1024}
+UNIT_GIB: dict[str, float] = {"GiB": 1, "TiB": 1024, "GB": 10**9 / GIB}
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Service:
         highs = [band.high for band in self.variants[variant][tier]]
         return None if any(h is None for h in highs) else max(h for h in highs if h is not None)
 
-    def gib(self, capacity: int) -> int:
+    def gib(self, capacity: int) -> float:
         return capacity * UNIT_GIB[self.unit]
 
 
@@ -122,7 +122,7 @@ class Sizing:
     goal: Goal
 
     @property
-    def capacity_gib(self) -> int:
+    def capacity_gib(self) -> float:
         return self.service.gib(self.capacity)
 
     @property

@@ -29,6 +29,18 @@ _SSH_KEY_RE = re.compile(
 LustreTier = Literal["MBPS_PER_TB_125", "MBPS_PER_TB_250", "MBPS_PER_TB_500", "MBPS_PER_TB_1000"]
 
 
+def tier_number(tier: str) -> int:
+    """MBPS_PER_TB_250 -> 250 (the sizing table's tiers are numbers); 0 for a name that is no
+    tier (the rules then name the key)."""
+    tail = tier.rsplit("_", 1)[-1]
+    return int(tail) if tier.startswith("MBPS_PER_TB_") and tail.isdigit() else 0
+
+
+def tier_name(number: int) -> str:
+    """250 -> MBPS_PER_TB_250 (what the API takes)."""
+    return f"MBPS_PER_TB_{number}"
+
+
 def ocid_type(value: str) -> str | None:
     """The resource type of an OCID ('compartment', 'image', ...), or None if not an OCID."""
     match = OCID_RE.match(value)
@@ -97,7 +109,7 @@ class OciLustreConfig(ConfigModel):
 
     type: Literal["oci-lustre"]
     checkpoint: CheckpointGoal | None = None
-    """Not sized here yet (OCI rates MB/s per TB of GB capacity): refused with a clear line."""
+    """Size capacityGb / performanceTier from a checkpoint goal (storage/steps.yaml oci-lustre)."""
     capacity_gb: StrictInt = 31200
     """Capacity in GB: 31,200, then steps of 10,400 to 124,800, then steps of 41,600."""
     performance_tier: str = "MBPS_PER_TB_125"
