@@ -12,13 +12,13 @@ The values allowed below are those types' enums (a test compares them with the i
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from gpufabric.config import StackConfig
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
 
 HOST_BEHAVIORS = ("CHIP_ERROR", "PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR")
 HOST_SCHEDULES = ("IMMEDIATE", "FUTURE")
@@ -44,7 +44,9 @@ class FaultReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
-            "request": json.loads(type(self.request).to_json(self.request)),
+            "request": parse_json(
+                type(self.request).to_json(self.request), where=type(self.request).__name__
+            ),
         }
 
 
