@@ -136,3 +136,16 @@ def test_bad_hosts_flag_is_one_line(bad: str) -> None:
     proc = gpufabric("storage", "gate", str(DATA), "--hosts", bad)
     assert proc.returncode == 2 and proc.stderr.startswith("error: --hosts:")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_nodes_that_did_not_run_together_fail(tmp_path: Path) -> None:
+    """b's write report an hour later than a's (a clock off, or an earlier run's file): the
+    phase was not one run, so its aggregate measures nothing."""
+    results = _copy(tmp_path)
+    _edit(results, "b", "write", lambda d: d.update(timestamp_ms=d["timestamp_ms"] + 3_600_000))
+    report = gate(load_results(results, ["a", "b"]), None)
+    assert not report.passed
+    (line,) = [v.line() for v in report.verdicts if v.status == "fail"]
+    assert line.startswith("FAIL complete    2 nodes: write started 3,600 s apart on a and b")
+    assert "not one run" in line
+    assert gate(load_results(_copy(tmp_path / "again"), ["a", "b"]), None).passed

@@ -148,6 +148,21 @@ def _zero_ms(doc: dict[str, Any]) -> None:
     doc["jobs"][0]["write"].update(io_bytes=4 << 30, runtime=0)
 
 
+def _apart() -> str:
+    from gpufabric.storage.gate import gate
+    from gpufabric.storage.results import load_results
+
+    results = _results()
+    path = results / "b" / "write.json"
+    import json
+
+    doc = json.loads(path.read_text())
+    doc["timestamp_ms"] += 3_600_000
+    path.write_text(json.dumps(doc))
+    report = gate(load_results(results), None)
+    return next(v.line() for v in report.verdicts if v.status == "fail")
+
+
 def _missing_host() -> str:
     from gpufabric.storage.gate import gate
     from gpufabric.storage.results import load_results
@@ -286,6 +301,7 @@ FILE_CASES = {
         _edit_write(lambda d: d.update(timestamp_ms=86_400_000))
     ),
     "host not asked for": _old_host,
+    "not run together": _apart,
     "asked host without reports": _missing_host,
     "mdtest times only": _mdtest_times_only,
     "health no hosts": lambda: _health("[WARNING]: No hosts matched, nothing to do\n"),

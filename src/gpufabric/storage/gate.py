@@ -142,6 +142,22 @@ def gate(results: Results, goal: Goal | None, rated_gbps: float | None = None) -
                 verdicts.append(
                     Verdict("complete", "fail", node.host, f"fio {phase.phase} moved nothing")
                 )
+    spread_limit = float(thresholds()["together"]["max_start_spread_s"])
+    for phase in results.phases.values():
+        starts = [n.start_ms / 1000 for n in phase.nodes]
+        if len(starts) > 1 and max(starts) - min(starts) > spread_limit:
+            first = min(phase.nodes, key=lambda n: n.start_ms)
+            last = max(phase.nodes, key=lambda n: n.start_ms)
+            verdicts.append(
+                Verdict(
+                    "complete",
+                    "fail",
+                    f"{len(phase.nodes)} nodes",
+                    f"{phase.phase} started {max(starts) - min(starts):,.0f} s apart on "
+                    f"{first.host} and {last.host} (more than {spread_limit:.0f} s): not one run "
+                    "(a clock off, or an earlier run's report)",
+                )
+            )
     if not any(v.check == "complete" for v in verdicts):
         verdicts.append(
             Verdict(
