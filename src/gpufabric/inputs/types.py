@@ -44,7 +44,8 @@ def _string(value: Any) -> str:
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _plain(value: str) -> str:

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpufabric.clouds.nebius import ids
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.topology.model import Host, Topology
 
 TIERS = 3
@@ -84,6 +86,8 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "nebi
             raise UserError(f"{origin}: an instance entry is not an object")
         meta = field(inst, "metadata") or {}
         iid = field(meta, "id") or field(inst, "id")
+        if iid is not None:  # a number or another kind's id is refused, not matched by name
+            types.check(ids.InstanceId, iid, f"{origin}: instance id")
         name = field(inst, "hostname") or field(meta, "name") or iid
         if not isinstance(name, str) or not name:
             raise UserError(f"{origin}: an instance has no metadata.name, hostname or id")
@@ -124,6 +128,7 @@ def _from_cluster(entries: list[Any], names: Mapping[str, str] | None, origin: s
         iid = field(entry, "instance_id", "instanceId")
         if not isinstance(iid, str) or not iid:
             raise UserError(f"{origin}: a GPU cluster instance entry has no instance_id")
+        types.check(ids.InstanceId, iid, f"{origin}: instance_id")
         if names is not None and iid not in names:
             skipped.append((iid, "not in the names map"))
             continue

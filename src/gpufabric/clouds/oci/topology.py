@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpufabric.clouds.oci.ids import ocid_problem
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.topology.model import Host, Topology
 
 # (island, network block, local block, NVLink domain) under each naming OCI uses
@@ -53,6 +55,19 @@ def _first(item: Mapping[str, Any], field: str) -> str | None:
     return None
 
 
+def _instance(item: Mapping[str, Any], where: str) -> str | None:
+    """The item's instance OCID; None for a host with no instance (the key absent or null). Any
+    other value (a number such as 12345, another resource's OCID) is refused, not skipped."""
+    for key in _KEYS["instance"]:
+        value = item.get(key)
+        if value not in (None, ""):
+            why = ocid_problem(value, "instance")
+            if why:
+                raise UserError(f"{where}: {key} {types.show(value)} {why}")
+            return str(value)
+    return None
+
+
 def _items(data: Any) -> list[Any] | None:
     if isinstance(data, dict) and isinstance(data.get("data"), dict | list):
         data = data["data"]  # the OCI CLI wraps the response body in "data"
@@ -77,10 +92,10 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "oci"
     hosts: list[Host] = []
     skipped: list[tuple[str, str]] = []
     seen: dict[str, tuple[str, ...]] = {}
-    for item in items:
+    for number, item in enumerate(items):
         if not isinstance(item, dict):
             raise UserError(f"{origin}: an item is not an object")
-        iid = _first(item, "instance")
+        iid = _instance(item, f"{origin}: items[{number}]")
         if iid is None:
             continue  # a host with no instance on it (free capacity): not a node
         path = (_first(item, "island"), _first(item, "block"), _first(item, "local"))

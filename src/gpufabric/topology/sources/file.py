@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.topology.model import Host, Topology
 
 _FIELDS = {"name", "path", "nvlink_domain", "address", "instance_id", "instance_type", "leaf"}
@@ -39,18 +40,20 @@ def parse(data: Any, origin: str = "file") -> Topology:
             raise UserError(f"{where}: unknown key {unknown[0]!r}; allowed: {sorted(_FIELDS)}")
         name = item.get("name")
         path = item.get("path")
-        if not isinstance(name, str | int) or str(name) == "":
-            raise UserError(f"{where}: 'name' must be a non-empty string")
-        if (
-            not isinstance(path, list)
-            or not path
-            or not all(isinstance(p, str | int) for p in path)
-        ):
+        if isinstance(name, bool) or not isinstance(name, str | int) or str(name) == "":
+            raise UserError(f"{where}: 'name' must be a non-empty string, not {name!r}")
+        if not isinstance(path, list) or not path:
             raise UserError(f"{where} ({name}): 'path' must be a non-empty list of node ids")
+        for j, node in enumerate(path):  # `true` would become a switch named True
+            types.check(types.NodeId, node, f"{where} ({name}): path[{j}]")
 
-        def opt(key: str, entry: dict[str, Any] = item) -> str | None:
+        def opt(
+            key: str, entry: dict[str, Any] = item, at: str = f"{where} ({name})"
+        ) -> str | None:
             value = entry.get(key)
-            return None if value in (None, "") else str(value)
+            if value in (None, ""):
+                return None
+            return types.check(types.NodeId, value, f"{at}: {key}")
 
         hosts.append(
             Host(
@@ -65,13 +68,17 @@ def parse(data: Any, origin: str = "file") -> Topology:
     labels = data.get("labels") or {}
     if not isinstance(labels, dict):
         raise UserError(f"{origin}: 'labels' must be a mapping of node id -> name")
+    for key, value in labels.items():  # free text, escaped where it is written
+        types.check(types.NodeId, key, f"{origin}: labels key")
+        types.check(types.TagValue, value, f"{origin}: labels[{key!r}]")
     unplaced = data.get("unplaced") or []
     if not isinstance(unplaced, list) or not all(isinstance(u, str) for u in unplaced):
         raise UserError(f"{origin}: 'unplaced' must be a list of host names")
-    source = str(data.get("source") or origin)
+    source = data.get("source") or origin
+    types.check(types.TagValue, source, f"{origin}: source")
     return Topology(
         tuple(hosts),
-        source=source,
-        labels={str(k): str(v) for k, v in labels.items()},
+        source=str(source),
+        labels={str(k): v for k, v in labels.items()},
         unplaced=tuple(unplaced),
     )

@@ -19,6 +19,7 @@ from gpufabric.topology.model import Host, Topology
 
 _NODE = re.compile(r'^(Switch|Ca)\s+\d+\s+"([^"]+)"\s*#\s*"([^"]*)"')
 _PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"([^"]+)"\[(\d+)\]')
+_PORT_DESC = re.compile(r'#\s*"([^"]*)"')  # the peer's node description, after the link
 _SWITCH_NAME = re.compile(r"^[^;:]+;([^;:]+):[^;:]+$")  # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1"
 _HOST_DESC = re.compile(r"^(\S+)\s+\S+$")  # "<hostname> <device>"
 
@@ -36,8 +37,12 @@ class _Node:
     peers: set[str] = field(default_factory=set)
 
 
-def parse_nodes(text: str, origin: str) -> dict[str, _Node]:
-    """All switches and CAs with the ids of what their ports link to."""
+def parse_nodes(
+    text: str, origin: str, missing: dict[str, _Node] | None = None
+) -> dict[str, _Node]:
+    """All switches and CAs with the ids of what their ports link to; nodes that ports link to
+    but that have no entry of their own go to `missing` (an output cut short)."""
+    missing = {} if missing is None else missing
     nodes: dict[str, _Node] = {}
     current: _Node | None = None
     for line in text.splitlines():
@@ -56,7 +61,11 @@ def parse_nodes(text: str, origin: str) -> dict[str, _Node]:
         if m and current is not None:
             peer = m.group(2)
             current.peers.add(peer)
-            nodes.setdefault(peer, _Node("?", peer, "")).peers.add(current.guid)
+            linked = nodes.setdefault(peer, _Node("?", peer, ""))
+            linked.peers.add(current.guid)
+            if linked.kind == "?" and (d := _PORT_DESC.search(line[m.end() :])):
+                linked.desc = d.group(1)
+    missing.update((k, v) for k, v in nodes.items() if v.kind == "?")
     nodes = {k: v for k, v in nodes.items() if v.kind != "?"}
     if not nodes:
         raise UserError(f"{origin}: no Switch or Ca entries; is this ibnetdiscover output?")
@@ -95,7 +104,8 @@ def _groups(members: set[str], links: dict[str, set[str]]) -> list[set[str]]:
 
 
 def parse(text: str, origin: str = "ib") -> Topology:
-    nodes = parse_nodes(text, origin)
+    missing: dict[str, _Node] = {}
+    nodes = parse_nodes(text, origin, missing)
     switches = {g: n for g, n in nodes.items() if n.kind == "Switch"}
     host_of: dict[str, str] = {}  # CA guid -> host name
     for guid, node in nodes.items():
@@ -119,6 +129,13 @@ def parse(text: str, origin: str = "ib") -> Topology:
         }
     )
     host_of = {g: h for g, h in host_of.items() if name_shape(h) == compute}
+    # a link to an HCA with no Ca entry: the output was cut (ibnetdiscover stopped early)
+    cut = {
+        (m.group(1), f"HCA {guid} is linked but has no Ca entry (ibnetdiscover output cut?)")
+        for guid, node in missing.items()
+        if (m := _HOST_DESC.match(node.desc)) and name_shape(m.group(1)) == compute
+    }
+    skipped = sorted({*skipped, *cut})
 
     # Level 0: leaf switches, grouped by the hosts they share.
     hosts_via: dict[str, set[str]] = {}  # host -> leaf switches
