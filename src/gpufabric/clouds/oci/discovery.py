@@ -153,8 +153,21 @@ def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> F
 
 
 def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) -> Found:
-    del client, topology
-    raise UserError(
-        "live node discovery on OCI is not implemented; save the OCI CLI's "
-        f"output ({CLI}) and pass the files as discovery_file"
-    )
+    """The stack's nodes through the OCI SDK (gpufabric.clouds.oci.live), matched as above."""
+    from gpufabric.clouds.oci.live import OciApi, listings
+
+    del topology  # the topology source reads rdmaTopologyData itself
+    compartment = outputs.cluster.compartment
+    if not compartment:
+        raise UserError("stack outputs: cluster.compartment: not set; oci discovery needs it")
+    pools = [g.id for g in outputs.nodes.groups if g.kind == "cluster-network" and g.id]
+    if not pools:
+        raise UserError(
+            "stack outputs: nodes.groups has no cluster-network with its instance "
+            "pool id; these outputs cannot be matched on OCI"
+        )
+    api = client if isinstance(client, OciApi) else OciApi(outputs.cluster.region)
+    docs = listings(api, compartment, pools)
+    if not docs:
+        return Found()  # an empty pool: the caller says no nodes were found
+    return match(outputs, docs)
