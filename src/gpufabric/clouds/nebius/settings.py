@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel
+from gpufabric.inputs.types import MountPath
 
 # [S] skypilot sky/provision/nebius: image family for gpu-h100-sxm / gpu-h200-sxm
 DEFAULT_IMAGE_FAMILY = "ubuntu22.04-cuda12"
@@ -86,4 +87,4 @@ class NebiusFilesystemConfig(ConfigModel):
     size_gib: StrictInt = 10240
     block_size_bytes: StrictInt = 4096
     mount_tag: str = "shared"
-    mount_point: str = "/shared"
+    mount_point: MountPath = "/shared"  # written into cloud-init and the mount command

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel
+from gpufabric.inputs.types import MountPath
 
 # OCID: ocid1.<resource type>.<realm>.[region][.future use].<unique id>
 # [P] docs.oracle.com/iaas/Content/General/Concepts/identifiers.htm
@@ -114,7 +115,7 @@ class OciLustreConfig(ConfigModel):
     """Capacity in GB: 31,200, then steps of 10,400 to 124,800, then steps of 41,600."""
     performance_tier: str = "MBPS_PER_TB_125"
     file_system_name: str = "lustre"
-    mount_point: str = "/lustre"
+    mount_point: MountPath = "/lustre"  # written into cloud-init and the mount command
     kms_key_id: str | None = None
     """Vault key OCID that encrypts the file system at rest; Oracle-managed keys if unset."""
     availability_domain: str | None = None
