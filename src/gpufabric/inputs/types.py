@@ -246,7 +246,7 @@ MOUNT_PATH_MAX = 255
 def _mount_path(value: str) -> str:
     _plain(value)
     if not value.startswith("/") or value == "/":
-        raise ValueError("must be an absolute directory other than /, e.g. /shared")
+        raise ValueError("must be an absolute directory other than /")
     segments = value.split("/")[1:]
     if any(s in ("", ".", "..") for s in segments) or posixpath.normpath(value) != value:
         raise ValueError("must be a normalised path: no '..', '.', '//' or trailing '/'")
