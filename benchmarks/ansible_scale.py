@@ -1,4 +1,4 @@
-"""tune-fabric wall time on 2, 4 and 8 lab hosts: first run, no-change rerun, per-host slope.
+"""tune-fabric on lab hosts: push settings side by side, or push vs boot vs fan-out (--modes).
 
 Each Ansible setting runs on a fresh lab of each size (so every first run meets unconfigured
 hosts), side by side in one run of this script; the figures are printed as ratios to the
@@ -11,6 +11,17 @@ Settings (environment overrides of ansible.cfg; forks 32 everywhere, so no size 
   plain      pipelining off, facts gathered every play
   pipelined  pipelining on
   cached     pipelining on + fact caching (gathering=smart, jsonfile cache): the rerun reuses facts
+
+Modes (--modes push,boot,fanout --sizes 2,8,16,32): one `lab up --boot` lab per size, then
+  boot     the hosts configure themselves (cloud-init -> gpufabric-boot -> ansible-playbook -c
+           local); the controller renders the bundle (and the lab writes the seeds); wall time =
+           until every host's boot result is final
+  fanout   day 2: `clush` (flat, fanout 64) starts gpufabric-boot with the same bundle on every
+           host over ssh; each host runs the playbook itself
+  push     a no-change rerun of tune-fabric over ssh from this machine (pipelined, forks 32)
+  controller CPU-seconds = user + system of the whole process tree, by GNU time (/usr/bin/time,
+  Debian package `time`); all three skip the `topology` tag (cluster-wide, written once by the
+  controller). Ratios are to the smallest size.
 """
 
 from __future__ import annotations
@@ -77,7 +88,7 @@ def slope(sizes: list[int], seconds: list[float]) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description="tune-fabric on lab hosts (see the docstring)")
     ap.add_argument("--sizes", default="2,4,8", help="lab sizes (hosts), comma-separated")
     ap.add_argument("--leaves", type=int, default=2)
     ap.add_argument("--playbook", type=Path, default=Path("playbooks/tune-fabric.yml"))
@@ -90,9 +101,15 @@ def main() -> None:
     ap.add_argument(
         "--settings", default=",".join(SETTINGS), help="subset of: " + ", ".join(SETTINGS)
     )
+    ap.add_argument("--modes", default="", help="push,boot,fanout: compare the three instead")
     args = ap.parse_args()
     check_root()
     check_tools()
+    if args.modes:
+        from ansible_modes import compare
+
+        compare([int(s) for s in args.sizes.split(",")], args.modes.split(","), args.leaves)
+        return
     playbook = args.playbook if args.playbook.is_absolute() else REPO / args.playbook
     if not playbook.is_file():
         sys.exit(

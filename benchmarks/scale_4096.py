@@ -4,10 +4,12 @@
 
 Every case runs in a fresh process (imports included, as the command pays them) on synthetic
 inputs written into a temporary folder:
-- inventory: `ansible-inventory --list` through the gpufabric_pulumi plugin, on the offline
-  plan's outputs (an Auto Scaling group of N nodes) and a saved `aws ec2 describe-instances`
-  document of N running instances of that group (constructed here in the shape the AWS CLI
-  prints: Reservations[].Instances[] with the ASG tag, state, private address and DNS name);
+- inventory: `ansible-inventory --graph` (the plugin's parse, what a playbook run pays) and
+  `--list` (plus Ansible dumping every host's variables) through the gpufabric_pulumi plugin,
+  on the offline plan's outputs (an Auto Scaling group of N nodes) and a saved `aws ec2
+  describe-instances` document of N running instances of that group (constructed here in the
+  shape the AWS CLI prints: Reservations[].Instances[] with the ASG tag, state, private
+  address and DNS name);
 - plan group / plan instances: `run_plan` of the stack with N nodes as one group or as N
   instances;
 - topology render: `gpufabric topology render --source file -f slurm-tree` on a synthetic
@@ -34,7 +36,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "scale.gpufabric_pulumi.yml"
 BIN = Path(sys.executable).parent
-GOALS = {  # at the largest size (issue-free wording: what this machine must show)
+GNU_TIME = "/usr/bin/time"
+GOALS = {  # at the large size, on this machine
     "inventory": "< 5 s",
     "plan instances": "<= 3x plan group",
     "topology render": "< 2 s",
@@ -65,19 +68,25 @@ print(len(state["rounds"]))
 
 
 def measure(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Wall seconds and peak RSS (MiB, the largest process of the tree) of one command."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env, text=True
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    out, err = proc.stdout.read(), proc.stderr.read()
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv[:3])} ... failed ({proc.returncode}): {err.strip()}")
-    return {"seconds": seconds, "peak_mib": usage.ru_maxrss / 1024, "stdout": out}
+    """Wall seconds and peak RSS (MiB) of one command, read by GNU time (/usr/bin/time, Debian
+    package `time`): a child's own maximum, not this process's inherited through fork."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [GNU_TIME, "-f", "%M", "-o", report.name, *argv],
+            capture_output=True,
+            cwd=REPO,
+            env=env,
+            text=True,
+            check=False,
+        )
+        seconds = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise SystemExit(
+                f"{' '.join(argv[:3])} ... failed ({proc.returncode}): {proc.stderr.strip()}"
+            )
+        peak_kib = int(report.read().strip().splitlines()[-1])
+    return {"seconds": seconds, "peak_mib": peak_kib / 1024, "stdout": proc.stdout}
 
 
 def aws_instances(asg: str, n: int) -> dict[str, Any]:
@@ -137,15 +146,18 @@ def prepare_topology(n: int, folder: Path) -> Path:
 
 def run_case(case: str, n: int, stack: str, folder: Path) -> dict[str, Any]:
     py = sys.executable
-    if case == "inventory":
+    if case.startswith("inventory"):
         env = dict(os.environ, ANSIBLE_INVENTORY_ENABLED="gpufabric_pulumi")
         env["ANSIBLE_CONFIG"] = str(REPO / "ansible.cfg")
-        r = measure(
-            [str(BIN / "ansible-inventory"), "-i", str(folder / "inv" / SOURCE), "--list"], env
-        )
-        hosts = json.loads(r["stdout"])["gpu_nodes"]["hosts"]
+        flag = case.split()[1]  # --list: every host's variables dumped; --graph: parse only
+        r = measure([str(BIN / "ansible-inventory"), "-i", str(folder / "inv" / SOURCE), flag], env)
+        if flag == "--list":
+            hosts = json.loads(r["stdout"])["gpu_nodes"]["hosts"]
+        else:
+            hosts = [ln for ln in r["stdout"].splitlines() if ln.strip(" |-").startswith("ip-")]
+            hosts = sorted(set(h.strip(" |-") for h in hosts))
         if len(hosts) != n:
-            raise SystemExit(f"inventory: {len(hosts)} hosts, expected {n}")
+            raise SystemExit(f"{case}: {len(hosts)} hosts, expected {n}")
         r["detail"] = f"{len(hosts)} hosts"
     elif case.startswith("plan"):
         mode = case.split()[1]
@@ -164,7 +176,14 @@ def run_case(case: str, n: int, stack: str, folder: Path) -> dict[str, Any]:
     return r
 
 
-CASES = ("inventory", "plan group", "plan instances", "topology render", "health bisection")
+CASES = (
+    "inventory --graph",
+    "inventory --list",
+    "plan group",
+    "plan instances",
+    "topology render",
+    "health bisection",
+)
 
 
 def main() -> None:
@@ -174,6 +193,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="median of this many runs")
     parser.add_argument("--only", action="append", choices=CASES, help="run only these cases")
     args = parser.parse_args()
+    if not Path(GNU_TIME).is_file():
+        raise SystemExit(f"{GNU_TIME} not found: install Debian's `time` package")
     small, large = (int(x) for x in args.nodes.split(","))
     cases = args.only or list(CASES)
     results: dict[tuple[str, int], dict[str, Any]] = {}
@@ -181,7 +202,7 @@ def main() -> None:
         for n in (small, large):
             folder = Path(tmp, str(n))
             (folder / "inv").mkdir(parents=True)
-            if "inventory" in cases:
+            if any(c.startswith("inventory") for c in cases):
                 prepare_inventory(args.stack, n, folder / "inv")
             if "topology render" in cases:
                 prepare_topology(n, folder)

@@ -1,0 +1,161 @@
+"""Push vs boot vs fan-out on lab hosts (benchmarks/ansible_scale.py --modes; its docstring).
+
+Controller CPU is GNU time's user + system seconds of the whole process tree it waits for
+(ansible-playbook with its forks and ssh clients; clush with its ssh clients; the bundle
+render). Hosts run on this machine's CPUs too, so wall times share the cores with them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from gpufabric.bundle import fanout
+from gpufabric.bundle.userdata import RESULT_PATH
+from gpufabric.lab import boot as lab_boot
+from gpufabric.lab import lab
+from gpufabric.lab.handle import REPO, LabHandle, process_lab_name, venv_bin
+from gpufabric.lab.inventory import ssh_common_args
+from gpufabric.lab.summary import parse_recap
+
+GNU_TIME = "/usr/bin/time"
+SKIP = ["--skip-tags", "topology"]
+RENDER = """
+import sys
+from pathlib import Path
+from gpufabric.lab import boot
+from gpufabric.lab.layout import make_layout
+lay = make_layout(sys.argv[1], int(sys.argv[2]), 1, set())
+b = boot.publish(lay, Path(sys.argv[3]))
+print(b.name, b.sha256)
+"""
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Wall seconds, controller CPU seconds (user + sys of the tree), rc and output."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            [GNU_TIME, "-f", "%U %S", "-o", report.name, *argv],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=env,
+            check=False,
+        )
+        wall = time.monotonic() - t0
+        user, system = (float(x) for x in report.read().split()[-2:])
+    return {
+        "wall": wall,
+        "cpu": user + system,
+        "rc": proc.returncode,
+        "out": proc.stdout + proc.stderr,
+    }
+
+
+def results(handle: LabHandle) -> dict[str, dict[str, Any]]:
+    out = {}
+    for h in handle.hosts:
+        proc = handle.run(h, "cat", RESULT_PATH, check=False)
+        out[h] = json.loads(proc.stdout) if proc.returncode == 0 else {"status": "missing"}
+    return out
+
+
+def measure_size(n: int, modes: list[str], leaves: int) -> dict[str, dict[str, float]]:
+    name = process_lab_name("gfmodes")
+    row: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="gf-bundle-") as tmp:
+        render = timed([sys.executable, "-c", RENDER, name, str(n), tmp])
+    t0 = time.monotonic()
+    handle = LabHandle.start(name, nodes=n, leaves=min(leaves, n), boot=True)
+    try:
+        up_wall = time.monotonic() - t0
+        done = results(handle)
+        bad = {h: r.get("reason") for h, r in done.items() if r.get("status") != "configured"}
+        if bad:
+            raise SystemExit(f"boot at {n} hosts: not configured: {bad}")
+        starts = [r["started"] for r in done.values()]
+        ends = [r["finished"] for r in done.values()]
+        if "boot" in modes:
+            row["boot"] = {
+                "cpu": render["cpu"],
+                "wall": max(ends) - min(starts),
+                "lab_up": up_wall,
+            }
+        if "fanout" in modes:
+            bundle = next(handle.paths.objects.glob("gpufabric-*.tar.gz"))
+            sha = bundle.name.split("-")[-1].split(".")[0]
+            full = next(r["sha256"] for r in done.values())
+            assert full.startswith(sha)
+            lay = handle.state.layout
+            ssh = (
+                f"{ssh_common_args(lay, handle.paths.known_hosts)} "
+                f"-i {shlex.quote(str(handle.paths.ssh_key))} -l root"
+            )
+            argv = fanout.command(
+                "clush",
+                [h.address for h in lay.hosts],
+                f"file://{lab_boot.OBJECTS_MOUNT}/{bundle.name}",
+                full,
+                fanout=64,
+                options=["-o", ssh.replace("%", "%%")],  # clush.conf interpolation
+            )
+            argv[0] = venv_bin("clush")
+            r = timed(argv)
+            if r["rc"] != 0:
+                raise SystemExit(f"fan-out at {n} hosts failed ({r['rc']}):\n{r['out'][-2000:]}")
+            row["fanout"] = {"cpu": r["cpu"], "wall": r["wall"]}
+        if "push" in modes:
+            env = {**os.environ, "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_FORKS": "32"}
+            argv = [venv_bin("ansible-playbook"), "-i", str(handle.inventory)]
+            r = timed([*argv, "playbooks/tune-fabric.yml", *SKIP], env)
+            recap = {h: c for h, c in parse_recap(r["out"]).items() if h in handle.hosts}
+            if r["rc"] != 0 or len(recap) != n:
+                raise SystemExit(f"push at {n} hosts failed ({r['rc']}):\n{r['out'][-2000:]}")
+            row["push"] = {
+                "cpu": r["cpu"],
+                "wall": r["wall"],
+                "changed": float(sum(c["changed"] for c in recap.values())),
+            }
+    finally:
+        lab.down(name)
+    return row
+
+
+def compare(sizes: list[int], modes: list[str], leaves: int) -> None:
+    if not Path(GNU_TIME).is_file():
+        raise SystemExit(f"{GNU_TIME} not found: install Debian's `time` package")
+    unknown = set(modes) - {"push", "boot", "fanout"}
+    if unknown:
+        raise SystemExit(f"--modes: unknown {sorted(unknown)}; use push, boot, fanout")
+    table: dict[int, dict[str, dict[str, float]]] = {}
+    print(f"{'hosts':>5} {'mode':<7} {'ctl cpu s':>9} {'cpu/host':>8} {'wall s':>7}  notes")
+    for n in sizes:
+        table[n] = measure_size(n, modes, leaves)
+        for mode in modes:
+            m = table[n][mode]
+            note = {
+                "boot": f"lab up {m.get('lab_up', 0):.0f} s (render + seeds + hosts + cloud-init)",
+                "push": f"rerun changed={m.get('changed', 0):.0f}",
+                "fanout": "clush flat, fanout 64",
+            }[mode]
+            print(
+                f"{n:>5} {mode:<7} {m['cpu']:>9.2f} {m['cpu'] / n:>8.3f} {m['wall']:>7.1f}  {note}",
+                flush=True,
+            )
+    base = sizes[0]
+    print(f"\nratios to {base} hosts: wall(N)/wall({base}), cpu per host(N)/cpu per host({base})")
+    for mode in modes:
+        cells = [
+            f"{n}h wall {table[n][mode]['wall'] / table[base][mode]['wall']:.2f} "
+            f"cpu/host {table[n][mode]['cpu'] / n / (table[base][mode]['cpu'] / base):.2f}"
+            for n in sizes
+        ]
+        print(f"  {mode:<7} " + "   ".join(cells))
