@@ -75,6 +75,17 @@ def ssh_sources(resource: dict[str, Any]) -> list[str]:
         ingress = inputs.get("direction") == "INGRESS"
         if ingress and str(inputs.get("protocol")) in ("6", "all") and _covers_22(span):
             found.append(inputs.get("source", "*"))
+    elif kind == "nebius:index/vpcV1SecurityRule:VpcV1SecurityRule":
+        ingress = inputs.get("ingress")
+        ports = [str(int(p)) for p in (ingress or {}).get("destinationPorts") or []]
+        tcp = str(inputs.get("protocol")) in ("TCP", "ANY")
+        if (
+            isinstance(ingress, dict)
+            and inputs.get("access") == "ALLOW"
+            and tcp
+            and _covers_22(ports)
+        ):
+            found += ingress.get("sourceCidrs") or ["*"]
     return found
 
 
@@ -121,6 +132,11 @@ def test_the_check_finds_wide_ssh_on_every_cloud() -> None:
                                               "tcpOptions": {"min": 22, "max": 22}}]}},
         {"type": "oci:Core/securityList:SecurityList",
          "inputs": {"ingressSecurityRules": [{"protocol": "all", "source": "0.0.0.0/0"}]}},
+        {"type": "nebius:index/vpcV1SecurityRule:VpcV1SecurityRule",
+         "inputs": {"access": "ALLOW", "protocol": "TCP",
+                    "ingress": {"sourceCidrs": ["10.0.0.0/8"], "destinationPorts": [22]}}},
+        {"type": "nebius:index/vpcV1SecurityRule:VpcV1SecurityRule",
+         "inputs": {"access": "ALLOW", "protocol": "ANY", "ingress": {}}},
     ]  # fmt: skip
     for resource in wide:
         assert too_wide(ssh_sources(resource)) != [], resource
