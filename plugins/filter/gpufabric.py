@@ -361,6 +361,19 @@ def roce_qos_nccl_env(spec: dict[str, Any], show_gids: str, port: str) -> dict[s
     return env
 
 
+# --- node reports of the fabric position (gpufabric.topology.load) -----------------------
+
+
+@_user
+def topology_node_reports(
+    answers: dict[str, Any], source: str, json_documents: bool = True
+) -> dict[str, Any]:
+    """Each node's metadata answer (node -> text), checked and parsed before it is written."""
+    from gpufabric.topology.load import node_reports
+
+    return node_reports(source, answers, json_documents=json_documents)
+
+
 class FilterModule:
     """gpufabric filters."""
 
@@ -394,4 +407,5 @@ class FilterModule:
             "gpufabric_roce_qos_plans": roce_qos_plans,
             "gpufabric_roce_qos_commands": roce_qos_commands,
             "gpufabric_roce_qos_nccl_env": roce_qos_nccl_env,
+            "gpufabric_topology_node_reports": topology_node_reports,
         }

@@ -76,9 +76,8 @@ def imds() -> Iterator[tuple[str, list[tuple[str, str]]]]:
     server.shutdown()
 
 
-@pytest.mark.parametrize("source", ["oci", "nebius"])
-def test_imds_sources_render_the_fabric(tmp_path: Path, imds, source: str) -> None:
-    base, seen = imds
+def _play(tmp_path: Path, base: str, source: str) -> subprocess.CompletedProcess[str]:
+    """playbooks/topology.yml over three local nodes whose IMDS is the stand-in at `base`."""
     role_vars = yaml.safe_load((REPO / "roles/topology/vars/main.yml").read_text())[
         "__topology_imds"
     ]
@@ -115,6 +114,13 @@ def test_imds_sources_render_the_fabric(tmp_path: Path, imds, source: str) -> No
         check=False,
         timeout=300,
     )
+    return proc
+
+
+@pytest.mark.parametrize("source", ["oci", "nebius"])
+def test_imds_sources_render_the_fabric(tmp_path: Path, imds, source: str) -> None:
+    base, seen = imds
+    proc = _play(tmp_path, base, source)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert len(seen) == 3 and all(h for _p, h in seen)  # each node asked, with the header
     written = json.loads((tmp_path / "work" / "input.json").read_text())
@@ -122,3 +128,28 @@ def test_imds_sources_render_the_fabric(tmp_path: Path, imds, source: str) -> No
     score = json.loads((tmp_path / "work" / "score.json").read_text())
     assert score["nodes"] == 3 and score["leaves"] == 2
     assert f"3 nodes on 2 leaves ({source})" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("source", "doc", "words"),
+    [
+        ("oci", {**OCI["n3"], "customerLocalBlock": "lb7\nSwitchName=evil"},
+         "host 'n3': path[2] 'lb7\\nSwitchName=evil' holds the control character"),
+        ("nebius", {**NEBIUS["n3"], "infiniband_topology_path": ["r", "s1", "l2\nx"]},
+         "host 'n3': path[2] 'l2\\nx' holds the control character"),
+        ("nebius", {**NEBIUS["n3"], "id": 12345}, "instance id: 12345 must be a string"),
+    ],
+)  # fmt: skip
+def test_a_hostile_node_report_is_refused_before_it_is_written(
+    tmp_path: Path, imds, monkeypatch: pytest.MonkeyPatch, source: str, doc: dict, words: str
+) -> None:
+    """A node's own metadata is untrusted input: an id with a newline (which would write its
+    own SwitchName= line) stops the role naming the node and the field; nothing is written."""
+    monkeypatch.setitem(OCI if source == "oci" else NEBIUS, "n3", doc)
+    base, _seen = imds
+    proc = _play(tmp_path, base, source)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert words in out, out[-3000:]
+    assert "Traceback" not in out
+    assert not (tmp_path / "work" / "input.json").exists()

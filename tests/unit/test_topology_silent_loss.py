@@ -127,3 +127,18 @@ def test_ibnetdiscover_cut_short_names_the_lost_hosts() -> None:
     assert lost
     noted = {name for name, why in cut.skipped if "ibnetdiscover output cut?" in why}
     assert lost <= noted
+
+
+def test_node_reports_checked_before_the_role_writes_them() -> None:
+    """The topology role's filter: each node's metadata answer parsed strictly and run through
+    the source's parser; a hostile answer is refused naming the node and the field."""
+    from gpufabric.topology.load import node_reports
+
+    good = {"n1": "/c1/r1/h1", "n2": "/c1/r2/h2"}
+    assert node_reports("gcp", good, json_documents=False) == good
+    with pytest.raises(UserError, match=r"host 'n2': path\[1\] 'c1/r2\\nSwitchName=x'"):
+        node_reports("gcp", {**good, "n2": "/c1/r2\nSwitchName=x/h2"}, json_documents=False)
+    with pytest.raises(UserError, match=r"^node n1: oci instance metadata"):
+        node_reports("oci", {"n1": "{not json"}, json_documents=True)
+    with pytest.raises(UserError, match="not a cloud topology source"):
+        node_reports("file", good, json_documents=False)

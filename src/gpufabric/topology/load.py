@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from gpufabric.clouds import registry
 from gpufabric.errors import UserError
+from gpufabric.inputs.formats import parse_json
 from gpufabric.topology.files import read_data, read_names, read_text
 from gpufabric.topology.model import Topology, apply_names
 from gpufabric.topology.sources import file, ib
@@ -72,3 +73,24 @@ def _run_ibnetdiscover() -> str:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise UserError(f"ibnetdiscover failed (exit {done.returncode}): {last}")
     return done.stdout
+
+
+def node_reports(
+    source: str, answers: Mapping[str, object], *, json_documents: bool
+) -> dict[str, object]:
+    """What each node reported about its place in the fabric (its metadata server's answer,
+    keyed by node), checked before the topology role writes it down: a node's report is
+    untrusted input. JSON documents are parsed strictly (gpufabric.inputs), then the whole set
+    goes through the source's own parser and the topology model, so an id with a newline, a
+    host name no scheduler can hold or a document of the wrong shape is refused naming the node
+    and the field. Returns the reports (parsed where they were JSON) to write."""
+    if source not in sources() or source in FABRIC_SOURCES:
+        raise UserError(f"node reports: {source!r} is not a cloud topology source")
+    reports: dict[str, object] = {}
+    for node, answer in answers.items():
+        where = f"node {node}: {source} instance metadata"
+        if not isinstance(answer, str):
+            raise UserError(f"{where}: no answer (got {type(answer).__name__})")
+        reports[str(node)] = parse_json(answer, where=where) if json_documents else answer
+    registry.module(source, "topology").load(reports, None, "node reports")
+    return reports
