@@ -32,6 +32,12 @@ def _error(call: Any) -> str:
     return str(err.value)
 
 
+def _formats(name: str) -> Any:
+    from gpufabric.inputs import formats
+
+    return getattr(formats, name)
+
+
 def _after_path(message: str) -> str:
     """The part of a message after the file it names (the page shortens paths)."""
     return message.split(": ", 1)[1] if message.startswith(("f:", "t.json:")) else message
@@ -45,7 +51,39 @@ def _nodes_line() -> str:
     return next(v.line() for v in report.verdicts if v.check == "nodes")
 
 
+def _read(data: bytes, what: str, parse: Any = None) -> str:
+    import tempfile
+
+    from gpufabric.inputs import files
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f"
+        path.write_bytes(data)
+        if parse is None:
+            return _error(lambda: files.read_text(path, what=what)).replace(str(path), "f")
+        return _error(lambda: parse(path, what=what)).replace(str(path), "f")
+
+
+def _fifo() -> str:
+    import os
+    import tempfile
+
+    from gpufabric.inputs import files
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.mkfifo(Path(tmp) / "f")
+        message = _error(lambda: files.read_text(Path(tmp) / "f", what="a NCCL log"))
+        return message.replace(str(Path(tmp) / "f"), "f")
+
+
 CASES = {
+    "input bom": lambda: _read(b"\xef\xbb\xbfx", "a NCCL log"),
+    "input control": lambda: _read(b"a\nb\x1b[0m", "a NCCL log"),
+    "input fifo": _fifo,
+    "input json twice": lambda: _read(
+        b'{"error": 5, "error": 0}', "a fio JSON report", _formats("load_json")
+    ),
+    "input cut short": lambda: _read(b'{\n  "a": [1,\n', "x", _formats("load_json")),
     "duplicate key": lambda: _error(
         lambda: parse_stack_document(
             b"config:\n  gpufabric:nodes: 1\n  gpufabric:nodes: 2\n", "f", "gpufabric"
