@@ -16,7 +16,9 @@ from tests.lab.slurm import slurm_conf
 
 from gpufabric.lab.handle import LabHandle
 from gpufabric.lab.summary import parse_recap
+from gpufabric.topology.emit.slurm import tree_conf
 from gpufabric.topology.hostlist import expand
+from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.score import ring_edges
 
 pytestmark = pytest.mark.lab
@@ -111,3 +113,30 @@ def test_role_loads_the_topology_into_slurmctld(
     assert all(c["changed"] == 0 for c in parse_recap(second.stdout).values()), second.stdout
     check = lab.ansible_playbook("playbooks/topology.yml", *workdir, "--check", "--diff")
     assert check.returncode == 0, check.stdout[-4000:]
+
+
+def test_a_label_with_a_newline_stays_a_comment_for_slurmctld(
+    lab: LabHandle, slurmctld: str
+) -> None:
+    """A label or node id with a newline once wrote its own `SwitchName=` line through the
+    `# name=label` comment of topology.conf (one node could then stop slurmctld). Rendered
+    through the writer, real slurmctld loads the file and lists only the real switches."""
+    first = lab.hosts[0]
+    hosts = tuple(Host(h, ("spine", lab.leaves[h])) for h in lab.hosts)
+    topology = Topology(
+        hosts,
+        source=f"lab\nSwitchName=evil0 Nodes={first}",
+        labels={"spine": f"core\nSwitchName=evil Nodes={first}"},
+    )
+    lab.run(
+        slurmctld,
+        "sh",
+        "-c",
+        "cat > /etc/slurm/topology.conf && "
+        "echo TopologyPlugin=topology/tree >> /etc/slurm/slurm.conf",
+        input_text=tree_conf(topology),
+    )
+    lab.sh(slurmctld, "systemctl restart slurmctld && sleep 1 && systemctl is-active slurmctld")
+    topo = switches(lab.run(slurmctld, "scontrol", "show", "topology").stdout)
+    assert set(topo) == {"spine", *lab.leaves.values()}
+    assert set(expand(topo["spine"]["Switches"])) == set(lab.leaves.values())
