@@ -33,3 +33,11 @@ def test_plain_mount_point_taken(cloud: str) -> None:
     cfg = parse({**base, "gpufabric:storage": {**storage, "mountPoint": "/mnt/fs-1"}}, "test")
     assert cfg.storage is not None
     assert cfg.storage.model_dump()["mount_point"] == "/mnt/fs-1"
+
+
+@pytest.mark.parametrize("image", ["x;reboot", "ubuntu 22.04", "$(id)", "../x", "a\nb"])
+def test_hostile_image_names_refused(image: str) -> None:
+    raw = {**nebius.BASE, "gpufabric:nebius": {**nebius.NEB, "imageFamily": image}}
+    with pytest.raises(ConfigError) as err:
+        parse(raw, "test")
+    assert str(err.value).startswith(f"gpufabric:nebius.imageFamily: {image!r} is not valid; ")

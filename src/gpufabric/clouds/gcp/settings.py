@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel, NodePath
+from gpufabric.inputs.types import ImageName
 
 _PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _EMAIL_RE = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
@@ -33,7 +34,7 @@ class GcpSettings(ConfigModel):
 
     project: str | None = None
     """The project that owns every resource (the same value as gcp:project). Required on GCP."""
-    image: str = DEFAULT_IMAGE
+    image: ImageName = DEFAULT_IMAGE
     boot_disk_type: BootDiskType = "hyperdisk-balanced"
     gpu_cidr: Cidr = "10.128.0.0/16"
     """Address space of the GPU fabric, split evenly into one subnet per GPU NIC."""

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel
-from gpufabric.inputs.types import MountPath
+from gpufabric.inputs.types import ImageName, MountPath
 
 # [S] skypilot sky/provision/nebius: image family for gpu-h100-sxm / gpu-h200-sxm
 DEFAULT_IMAGE_FAMILY = "ubuntu22.04-cuda12"
@@ -40,7 +40,7 @@ class NebiusSettings(ConfigModel):
     """The GPU cluster's InfiniBand fabric (e.g. fabric-3); it ties the cluster to a region and
     platform (fabrics.yaml). Unset: the only published fabric for the platform in the region;
     where there are several (H100 in eu-north1), name the one that holds your capacity."""
-    image_family: str = DEFAULT_IMAGE_FAMILY
+    image_family: ImageName = DEFAULT_IMAGE_FAMILY
     ssh_public_key: str | None = None
     """Public key of admin_username, written by cloud-init. Required."""
     admin_username: str = "ubuntu"
