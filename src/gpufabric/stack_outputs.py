@@ -57,19 +57,19 @@ class Cluster(_Model):
     fabric: CloudFabric
     encryption: EncryptionMode
     project: str | None = None
-    """GCP, Nebius: the project holding the nodes (the discovery calls need it)."""
+    """Where the cloud groups resources in projects: the nodes' project (discovery needs it)."""
     resource_group: str | None = Field(default=None, alias="resourceGroup")
-    """Azure: the resource group holding the scale sets (the discovery calls need it)."""
+    """Where the cloud groups resources in resource groups: the scale sets' (discovery needs it)."""
     compartment: str | None = None
-    """OCI: the compartment holding the instance pool (the discovery calls need it)."""
+    """Where the cloud groups resources in compartments: the instance pool's (discovery needs it)."""
 
 
 class NodeGroup(_Model):
     """One set of nodes the cloud manages together, and how discovery finds its members:
-    autoscaling-group (AWS; tag aws:autoscaling:groupName = name), managed-instance-group
-    (GCP; listManagedInstances / metadata created-by), scale-set (Azure; VMSS VMs and their
-    NICs), cluster-network (OCI; `id` = its instance pool), instances (`members` = AWS
-    instance ids, GCP or Nebius instance names; Nebius: `id` = the GPU cluster)."""
+    autoscaling-group (members tagged with the group's name), managed-instance-group (the
+    group's own member list), scale-set (its VMs and their NICs), cluster-network (`id` = its
+    instance pool), instances (`members` = the instance ids or names; `id` = the cluster they
+    join, where the cloud has one). Each cloud's discovery module reads its kinds."""
 
     kind: GroupKind
     name: str = Field(min_length=1)
@@ -77,7 +77,8 @@ class NodeGroup(_Model):
     members: list[str] = Field(default_factory=list)
     id: str | None = None
     partition: int | None = None
-    """Azure: the InfiniBand partition (one per scale set; no InfiniBand between partitions)."""
+    """The fabric partition, where the cloud splits the fabric (one per scale set; no fabric
+    traffic between partitions)."""
 
 
 class Nodes(_Model):
@@ -103,7 +104,7 @@ class StackOutputs(_Model):
     network: dict[str, JsonValue]
     """The cloud's network ids (VPC, subnets, security groups, placement): for people
     (`pulumi stack output network`) and for discovery, which keeps only nodes in the stack's
-    own network (gpufabric.discovery: AWS vpcId/subnets, GCP networks, Azure subnets)."""
+    own network (each cloud's discovery module reads its own ids here)."""
     storage: Storage | None = None
 
     def exports(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ class CloudSpec:
     name: str
     """The catalog's `cloud:` value and the stack outputs' `cluster.cloud`."""
     display_name: str
-    """How users write it ("AWS", "Oracle Cloud (OCI)" is too long: "OCI")."""
+    """How users write it, short: error lines say "this is a <display_name> stack"."""
     extra: str
     """The pip extra that installs its SDKs: pip install 'gpufabric[<extra>]'."""
     extra_modules: tuple[str, ...]

@@ -7,11 +7,12 @@ One entry point for both `gpufabric plan` (stack file + -c overrides) and the Pu
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from gpufabric.catalog import catalog, lookup
 from gpufabric.clouds import registry
@@ -24,10 +25,16 @@ from gpufabric.errors import ConfigError, MissingConfigError, UserError
 from gpufabric.inputs.formats import parse_json_or_text
 
 NAMESPACE = "gpufabric"
-_SECTION_ALIASES = {name: field.alias or name for name, field in StackConfig.model_fields.items()}
-_KNOWN_KEYS = sorted(
-    alias for name, alias in _SECTION_ALIASES.items() if name not in ("stack", "region")
-)
+
+
+def known_keys() -> list[str]:
+    """Every `gpufabric:` key: the common ones and each registered cloud's section."""
+    common = {
+        field.alias or name
+        for name, field in StackConfig.model_fields.items()
+        if name not in ("stack", "region")
+    }
+    return sorted(common | set(registry.names()))
 
 
 class _Hidden:
@@ -64,7 +71,7 @@ def scrub(text: str, secrets: Collection[str]) -> str:
 
 
 def parse(raw: Mapping[str, Any], stack: str, secret_keys: Collection[str] = ()) -> StackConfig:
-    """Validate `raw` ({"gpufabric:nodes": 16, "aws:region": "us-east-1", ...}).
+    """Validate `raw` ({"gpufabric:nodes": 16, "<provider>:region": "...", ...}).
 
     Values of `secret_keys` never appear in an error: the value reads "[secret]"."""
     try:
@@ -89,26 +96,50 @@ def parse(raw: Mapping[str, Any], stack: str, secret_keys: Collection[str] = ())
 
 def _parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
     values: dict[str, Any] = {"stack": stack}
+    known = known_keys()
     for full_key, value in raw.items():
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE:
             continue
-        if key not in _KNOWN_KEYS:
-            near = difflib.get_close_matches(key, _KNOWN_KEYS, n=1)
+        if key not in known:
+            near = difflib.get_close_matches(key, known, n=1)
             hint = f"did you mean '{NAMESPACE}:{near[0]}'? " if near else ""
-            raise ConfigError(
-                full_key, value, f"{hint}unknown key; known keys: {', '.join(_KNOWN_KEYS)}"
-            )
+            raise ConfigError(full_key, value, f"{hint}unknown key; known keys: {', '.join(known)}")
         values[key] = value
     values["region"] = _region(raw)
+    model = _model(values)
     try:
-        cfg = StackConfig.model_validate(values)
+        cfg = model.model_validate(values)
     except ValidationError as exc:
-        raise _one_line(exc, values) from None
+        raise _one_line(exc, values, model) from None
     cfg._instance = lookup(cfg.instance_type)  # the one catalog look-up; cfg.instance from here
     cfg = with_storage_goal(cfg)  # a copy keeps it
     check(cfg)
     return cfg
+
+
+def _model(values: dict[str, Any]) -> type[StackConfig]:
+    """The config model of the instance type's cloud (its package's settings.CONFIG). Another
+    cloud's section is refused here: it is not a key of that model. A missing or misspelt type
+    is validated with the common keys alone, so their errors come first, then the
+    did-you-mean of the catalog look-up."""
+    name = values.get("instanceType")
+    entry = catalog().get(name) if isinstance(name, str) else None
+    if entry is None:
+        for section in (*registry.names(), "storage"):
+            values.pop(section, None)
+        return StackConfig
+    for cloud in sorted(registry.names()):
+        if cloud != entry.cloud and cloud in values:
+            display = registry.get(entry.cloud).display_name
+            article = "an" if display[:1] in "AEIOU" else "a"
+            raise ConfigError(
+                f"{NAMESPACE}:{cloud}",
+                "(set)",
+                f"{cloud}-only settings; this is {article} {display} stack ({entry.name}): "
+                f"remove the section, use {NAMESPACE}:{entry.cloud}",
+            )
+    return registry.module(entry.cloud, "settings").CONFIG
 
 
 def _region(raw: Mapping[str, Any]) -> str:
@@ -142,7 +173,9 @@ def _cloud(raw: Mapping[str, Any]) -> CloudSpec | None:
     return registry.get(entry.cloud) if entry is not None else None
 
 
-def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:
+def _one_line(
+    exc: ValidationError, values: Mapping[str, Any], model: type[StackConfig]
+) -> ConfigError:
     """The first pydantic error as 'gpufabric:<path>: <value> ...; <what is allowed>'."""
     err = exc.errors(include_url=False)[0]
     loc = [str(part) for part in err["loc"]]
@@ -154,18 +187,35 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> ConfigError:
     key = f"{NAMESPACE}:{'.'.join(loc)}" if loc else f"{NAMESPACE}:(stack)"
     value: Any = _lookup(values, loc)
     if err["type"] == "missing":
-        field = StackConfig.model_fields.get(loc[0] if loc else "", None)
-        field = field or next(
-            (f for f in StackConfig.model_fields.values() if f.alias == (loc[0] if loc else "")),
-            None,
+        return MissingConfigError(key, f"required: {_description(model, loc) or 'required'}")
+    if err["type"] == "union_tag_invalid" and model is not StackConfig:
+        tags = re.findall(r"'([^']+)'", str(err.get("ctx", {}).get("expected_tags", "")))
+        cloud = next(
+            s for s in registry.specs() if registry.module(s.name, "settings").CONFIG is model
         )
-        what = field.description if field is not None and field.description else "required"
-        return MissingConfigError(key, f"required: {what}")
+        allowed = f"{', '.join(tags[:-1])} or {tags[-1]}" if len(tags) > 1 else "".join(tags)
+        return ConfigError(key, value, f"on {cloud.display_name} use {allowed}")
     message = str(err["msg"])
     message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
     if message[1:2].islower():
         message = message[:1].lower() + message[1:]
     return ConfigError(key, value, message)
+
+
+def _description(model: type[BaseModel], loc: list[str]) -> str:
+    """The description of the field at `loc` (names or aliases), through nested sections."""
+    current: Any = model
+    description = ""
+    for part in loc:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return ""
+        field = current.model_fields.get(part) or next(
+            (f for f in current.model_fields.values() if f.alias == part), None
+        )
+        if field is None:
+            return ""
+        description, current = field.description or "", field.annotation
+    return description
 
 
 def _lookup(values: Mapping[str, Any], loc: list[str]) -> Any:

@@ -8,21 +8,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field, PrivateAttr, StrictInt, field_validator, model_validator
 
 from gpufabric.catalog import InstanceType
-from gpufabric.clouds.aws.settings import AwsSettings, FsxLustreConfig
-from gpufabric.clouds.azure.settings import AzureManagedLustreConfig, AzureSettings
-from gpufabric.clouds.gcp.settings import (
-    FilestoreConfig,
-    GcpSettings,
-    ManagedLustreConfig,
-    ParallelstoreConfig,
-)
-from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig, NebiusSettings
-from gpufabric.clouds.oci.settings import OciLustreConfig, OciSettings
 from gpufabric.config.base import Cidr, ConfigModel, KmsKey
 from gpufabric.vocabulary import EncryptionMode
 
@@ -46,11 +36,11 @@ class CapacityConfig(ConfigModel):
     type: CapacityType = "on-demand"
     reservation_id: str | None = None
     resource_group_arn: str | None = None
-    """AWS: a capacity reservation resource group (several reservations or capacity blocks
-    behind one cluster), instead of one reservationId."""
+    """A capacity reservation resource group (several reservations or capacity blocks behind
+    one cluster), instead of one reservationId, where the cloud has them (its spec says)."""
     reservations: list[CapacityTarget] | None = None
-    """Several reservations (AWS ids; GCP block or sub-block paths), each with its share of
-    the nodes (together gpufabric:nodes), instead of one reservationId
+    """Several reservations (ids, or block and sub-block paths, as the cloud names them), each
+    with its share of the nodes (together gpufabric:nodes), instead of one reservationId
     (`gpufabric capacity plan` writes them)."""
 
     @model_validator(mode="after")
@@ -101,8 +91,8 @@ class FlowLogsConfig(ConfigModel):
     """`gpufabric:network.flowLogs`: record the flows of the cluster's network."""
 
     destination: str | None = None
-    """AWS: an S3 bucket ARN (arn:aws:s3:::bucket[/prefix]); Azure: a storage account's resource
-    id; GCP: unset (Cloud Logging)."""
+    """Where the flow records go, in the cloud's own terms (a bucket, a storage account, or
+    unset where the cloud has one place for them); each cloud's rules say which."""
 
 
 class NetworkConfig(ConfigModel):
@@ -140,27 +130,14 @@ class NoStorage(ConfigModel):
     type: Literal["none"]
 
 
-# One storage type per cloud service; the `type` key picks the model.
-StorageConfig = Annotated[
-    FsxLustreConfig
-    | AzureManagedLustreConfig
-    | ManagedLustreConfig
-    | ParallelstoreConfig
-    | FilestoreConfig
-    | OciLustreConfig
-    | NebiusFilesystemConfig
-    | NoStorage,
-    Field(discriminator="type"),
-]
-
-
 class RootVolume(ConfigModel):
     size_gib: StrictInt = Field(default=512, ge=100, le=16384)
     kms_key_id: KmsKey | None = None
 
 
 class StackConfig(ConfigModel):
-    """Everything one stack file says about one cluster."""
+    """What every stack file says about its cluster; a cloud's package extends it with its
+    `gpufabric:<cloud>` section and its storage types (gpufabric.clouds.<cloud>.settings)."""
 
     stack: str = Field(exclude=True)
     region: str = Field(exclude=True)
@@ -169,7 +146,7 @@ class StackConfig(ConfigModel):
     cluster_name: str | None = None
     zone: str = Field(
         description="the one zone of nodes and storage, e.g. us-east-1a",
-        coerce_numbers_to_str=True,  # Azure zones are "1".."3"; config hands them over as numbers
+        coerce_numbers_to_str=True,  # zones numbered "1".."3" arrive from config as numbers
     )
     encryption: EncryptionMode = Field(
         description="one of provider-native, ipsec, none (none must be chosen explicitly)"
@@ -177,13 +154,9 @@ class StackConfig(ConfigModel):
     node_group: NodeGroupMode = "group"
     capacity: CapacityConfig = CapacityConfig()
     network: NetworkConfig = NetworkConfig()
-    storage: StorageConfig = NoStorage(type="none")
+    storage: ConfigModel = NoStorage(type="none")
+    """The file system: each cloud's model narrows this to its own storage types."""
     root_volume: RootVolume = RootVolume()
-    aws: AwsSettings = AwsSettings()
-    azure: AzureSettings = AzureSettings()
-    gcp: GcpSettings = GcpSettings()
-    oci: OciSettings = OciSettings()
-    nebius: NebiusSettings = NebiusSettings()
     user_data: str | None = None
     tags: dict[str, str] = {}
     _instance: InstanceType | None = PrivateAttr(default=None)

@@ -26,7 +26,6 @@ def check(cfg: StackConfig) -> InstanceType:
     config built otherwise) is kept on the config (`cfg.instance`) and returned."""
     itype = cfg._instance if cfg._instance is not None else lookup(cfg.instance_type)
     cfg._instance = itype
-    _check_other_clouds(cfg, itype)
     _check_encryption(cfg, itype)
     if (
         cfg.capacity.resource_group_arn is not None
@@ -69,20 +68,6 @@ def _check_reservations(cfg: StackConfig, itype: InstanceType) -> None:
             cfg.node_group,
             "several reservations place each node on its own: use nodeGroup instances",
         )
-
-
-def _check_other_clouds(cfg: StackConfig, itype: InstanceType) -> None:
-    """A section for another cloud (gpufabric:gcp on an AWS stack) is a mistake, not a no-op."""
-    for cloud in sorted(registry.names()):
-        if cloud != itype.cloud and cloud in cfg.model_fields_set:
-            name = registry.get(itype.cloud).display_name
-            article = "an" if name[:1] in "AEIOU" else "a"
-            raise ConfigError(
-                f"gpufabric:{cloud}",
-                "(set)",
-                f"{cloud}-only settings; this is {article} {name} stack ({itype.name}): "
-                f"remove the section, use gpufabric:{itype.cloud}",
-            )
 
 
 def _check_encryption(cfg: StackConfig, itype: InstanceType) -> None:

@@ -38,7 +38,7 @@ class Node:
     """The node group (gpufabric.stack_outputs.NodeGroup.name) it belongs to."""
     instance_id: str = ""
     leaf: str = ""
-    """The network node it hangs off, where the cloud says (AWS, GCP)."""
+    """The network node it hangs off, where the cloud says."""
     nvlink_domain: str = ""
     partition: int | None = None
 

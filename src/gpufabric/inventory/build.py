@@ -22,7 +22,7 @@ def inventory(
     outputs: StackOutputs, nodes: Sequence[Node], leaf_map: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
     """Groups: gpu_nodes (the target, with the gpufabric_* switches), cluster_<name>,
-    leaf_<id> where the leaf is known, partition_<n> on Azure.
+    leaf_<id> where the leaf is known, partition_<n> where the cloud splits the nodes into partitions.
 
     `leaf_map` (host name or address -> leaf) wins over what discovery found."""
     cluster = group_name("cluster", outputs.cluster.name)

@@ -1,6 +1,6 @@
 """The topology model: hosts, the network nodes above them, and NVLink domains.
 
-A host hangs off a path of network nodes listed top-down, the way AWS lists them: `path[0]` is
+A host hangs off a path of network nodes listed top-down, the way the clouds' topology APIs list them: `path[0]` is
 the top layer the provider reports, `path[-1]` the leaf the host attaches to. Paths may differ
 in depth (a 3-level p5 next to a 4-level p6-b200 attaches one layer higher, under the same top
 layers); the last node is always the host's leaf. Node ids must be unique across the tree.
@@ -81,7 +81,7 @@ class Topology:
     source: str = "file"
     labels: Mapping[str, str] = field(default_factory=dict)  # node id -> human name
     skipped: tuple[tuple[str, str], ...] = ()  # (host or instance, reason)
-    # cluster nodes the source knows but places nowhere (AWS: no NetworkNodes): Slurm still
+    # cluster nodes the source knows but places nowhere (an answer without network nodes): Slurm still
     # needs them under a switch, so emitters put them under `no-topology` as topograph does
     unplaced: tuple[str, ...] = ()
 

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gpufabric.capacity.model import Capacity, Choice, Unit, present, targets
-from gpufabric.config import StackConfig
+from gpufabric.clouds.aws.settings import AwsStackConfig
 from gpufabric.errors import UserError
 
 MAX_TOPOLOGY_IDS = 10  # DescribeCapacityReservationTopology: at most 10 ids per call
@@ -177,15 +177,15 @@ class CapacityClient:
 # -- what `gpufabric capacity` calls (one interface per cloud) --------------------------------
 
 
-def read_live(cfg: StackConfig) -> list[tuple[str, Any]]:
+def read_live(cfg: AwsStackConfig) -> list[tuple[str, Any]]:
     return CapacityClient(cfg.region).read(cfg.instance_type, cfg.zone)
 
 
-def capacity_for(cfg: StackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
+def capacity_for(cfg: AwsStackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
     return capacity(docs, cfg.instance_type, cfg.zone, source)
 
 
-def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str, Any]:
+def settings(choice: Choice, cfg: AwsStackConfig, raw: dict[str, Any]) -> dict[str, Any]:
     """Stack config for the choice: the capacity type, the reservation id (one) or the
     reservations with their node counts (several: one launch per node, `nodeGroup: instances`)."""
     out: dict[str, Any] = {"gpufabric:capacity.type": choice.group}
@@ -197,5 +197,5 @@ def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str,
     return out
 
 
-def planned_ids(cfg: StackConfig) -> list[str]:
+def planned_ids(cfg: AwsStackConfig) -> list[str]:
     return cfg.capacity.target_ids()

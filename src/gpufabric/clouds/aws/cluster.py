@@ -11,10 +11,9 @@ from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.network import build_network, storage_security_group
 from gpufabric.clouds.aws.nodes import build_nodes, build_placement
+from gpufabric.clouds.aws.settings import AwsStackConfig, FsxLustreConfig
 from gpufabric.clouds.aws.storage import build_fsx, storage_subnet_role
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
-from gpufabric.config import StackConfig
-from gpufabric.config.model import FsxLustreConfig
 
 CLUSTER_TAG = "gpufabric:cluster"
 
@@ -23,7 +22,7 @@ CLUSTER_TAG = "gpufabric:cluster"
 class AwsClusterArgs:
     """Inputs of AwsCluster: the validated stack config and its catalog entry."""
 
-    config: StackConfig
+    config: AwsStackConfig
     instance: InstanceType
 
 
@@ -100,7 +99,7 @@ class AwsCluster(pulumi.ComponentResource):
 
 
 def _check_reservation(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     parent: pulumi.Resource,
     reservation_id: str,
     resource_name: str,
@@ -129,6 +128,6 @@ def _check_reservation(
     return existing.placement_group_arn
 
 
-def build(cfg: StackConfig) -> ClusterOutputs:
+def build(cfg: AwsStackConfig) -> ClusterOutputs:
     """The cluster component for a stack of this cloud; its outputs are the stack's."""
     return AwsCluster(cfg.name, AwsClusterArgs(config=cfg, instance=cfg.instance)).outputs

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from gpufabric.clouds.aws.settings import FsxLustreConfig
-from gpufabric.config import StackConfig
+from gpufabric.clouds.aws.settings import AwsStackConfig, FsxLustreConfig
 
 ENDPOINT_SERVICES = ("ssm", "ssmmessages", "ec2messages")
 LUSTRE_PORTS = ((988, 988), (1018, 1023))  # FSx for Lustre client ports (docs/sources.md B.2)
@@ -25,7 +24,7 @@ class AwsNetwork:
     management_sg: aws.ec2.SecurityGroup
 
 
-def build_network(cfg: StackConfig, tags: dict[str, str], parent: pulumi.Resource) -> AwsNetwork:
+def build_network(cfg: AwsStackConfig, tags: dict[str, str], parent: pulumi.Resource) -> AwsNetwork:
     """Create (or reuse) the VPC and carve the partitions out of it."""
     opts = pulumi.ResourceOptions(parent=parent)
     name = cfg.name
@@ -91,7 +90,7 @@ def build_network(cfg: StackConfig, tags: dict[str, str], parent: pulumi.Resourc
 
 
 def _nat_egress(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     vpc_id: pulumi.Input[str],
     egress_subnet_id: pulumi.Input[str],
     private_rt: aws.ec2.RouteTable,
@@ -151,7 +150,7 @@ def s3_endpoint_policy(organization_id: str) -> str:
 
 
 def _endpoint_egress(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     vpc_id: pulumi.Input[str],
     management_subnet_id: pulumi.Input[str],
     private_rt: aws.ec2.RouteTable,
@@ -204,7 +203,7 @@ def _endpoint_egress(
 
 
 def _security_groups(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     vpc_id: pulumi.Input[str],
     tags: dict[str, str],
     opts: pulumi.ResourceOptions,
@@ -282,7 +281,7 @@ def _security_groups(
 
 
 def storage_security_group(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     vpc_id: pulumi.Input[str],
     client_sg: aws.ec2.SecurityGroup,
     efa_enabled: bool,

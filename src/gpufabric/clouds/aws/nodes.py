@@ -25,8 +25,8 @@ import pulumi_aws as aws
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.aws.efa import nic_layout
 from gpufabric.clouds.aws.network import AwsNetwork
+from gpufabric.clouds.aws.settings import AwsStackConfig
 from gpufabric.clouds.outputs import user_data_input
-from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
 SSM_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
@@ -54,7 +54,7 @@ def placement_group_name(arn: str | None) -> str | None:
 
 
 def build_placement(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     reservation_group_arn: pulumi.Output[str | None] | None,
     tags: dict[str, str],
     parent: pulumi.Resource,
@@ -81,7 +81,7 @@ class AwsNodes:
 
 
 def build_nodes(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     itype: InstanceType,
     net: AwsNetwork,
     placement: AwsPlacement,
@@ -173,7 +173,7 @@ def _instance_profile(
 
 
 def _network_interfaces(
-    cfg: StackConfig, itype: InstanceType, net: AwsNetwork, with_subnet: bool
+    cfg: AwsStackConfig, itype: InstanceType, net: AwsNetwork, with_subnet: bool
 ) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
     """One EFA per network card, in the fabric subnet; only the primary carries management."""
     interfaces = []
@@ -194,7 +194,7 @@ def _network_interfaces(
 
 
 def _reservation(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
 ) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
     cap = cfg.capacity
     if cap.reservation_id is None and cap.resource_group_arn is None:
@@ -207,14 +207,14 @@ def _reservation(
     )
 
 
-def _user_data(cfg: StackConfig) -> pulumi.Input[str] | None:
+def _user_data(cfg: AwsStackConfig) -> pulumi.Input[str] | None:
     if cfg.user_data is None:
         return None
     return user_data_input(cfg.user_data, base64.b64encode(cfg.user_data.encode()).decode())
 
 
 def _autoscaling_group(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     net: AwsNetwork,
     placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
@@ -250,7 +250,7 @@ def _autoscaling_group(
 
 
 def _instances(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
     opts: pulumi.ResourceOptions,

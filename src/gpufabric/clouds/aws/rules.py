@@ -6,8 +6,7 @@ import re
 from functools import cache
 
 from gpufabric.catalog import InstanceType
-from gpufabric.clouds.aws.settings import FsxLustreConfig
-from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.clouds.aws.settings import AwsStackConfig, FsxLustreConfig
 from gpufabric.errors import ConfigError, MissingConfigError
 from gpufabric.extras import require
 from gpufabric.storage.sizing import service
@@ -48,7 +47,7 @@ FLOW_LOGS_KEY = "gpufabric:network.flowLogs.destination"
 _S3_ARN = re.compile(r"^arn:aws[a-z-]*:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[\w./-]*)?$")
 
 
-def check_flow_logs(cfg: StackConfig) -> None:
+def check_flow_logs(cfg: AwsStackConfig) -> None:
     """VPC flow logs go to an S3 bucket: `destination` is the bucket's ARN (optional prefix)."""
     flow = cfg.network.flow_logs
     if flow is not None and (flow.destination is None or not _S3_ARN.match(flow.destination)):
@@ -59,7 +58,7 @@ def check_flow_logs(cfg: StackConfig) -> None:
         )
 
 
-def check(cfg: StackConfig, itype: InstanceType) -> None:
+def check(cfg: AwsStackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
     _check_region(cfg)
     _check_zone(cfg)
@@ -78,16 +77,12 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
             "required with gpufabric:network.egress=endpoints: the S3 endpoint then lets the "
             "nodes reach only your organisation's buckets (o-...)",
         )
-    if isinstance(cfg.storage, FsxLustreConfig):
+    if isinstance(cfg.storage, FsxLustreConfig):  # else none: the model allows no other
         _check_fsx(cfg.storage)
         _check_storage_zone(cfg, cfg.storage)
-    elif not isinstance(cfg.storage, NoStorage):
-        raise ConfigError(
-            "gpufabric:storage.type", cfg.storage.type, "on AWS use fsx-lustre or none"
-        )
 
 
-def _check_tags(cfg: StackConfig) -> None:
+def _check_tags(cfg: AwsStackConfig) -> None:
     for key in cfg.tags:
         if not _IMDS_TAG_KEY_RE.match(key) or key in _IMDS_RESERVED_TAG_KEYS:
             raise ConfigError(
@@ -99,7 +94,7 @@ def _check_tags(cfg: StackConfig) -> None:
             )
 
 
-def _check_region(cfg: StackConfig) -> None:
+def _check_region(cfg: AwsStackConfig) -> None:
     if cfg.region not in aws_regions():
         import difflib
 
@@ -110,7 +105,7 @@ def _check_region(cfg: StackConfig) -> None:
         )
 
 
-def _check_user_data(cfg: StackConfig) -> None:
+def _check_user_data(cfg: AwsStackConfig) -> None:
     if cfg.user_data is None:
         return
     size = len(cfg.user_data.encode())
@@ -122,7 +117,7 @@ def _check_user_data(cfg: StackConfig) -> None:
         )
 
 
-def _check_zone(cfg: StackConfig) -> None:
+def _check_zone(cfg: AwsStackConfig) -> None:
     match = _ZONE_RE.match(cfg.zone)
     if not match:
         raise ConfigError(
@@ -136,7 +131,7 @@ def _check_zone(cfg: StackConfig) -> None:
         )
 
 
-def _check_storage_zone(cfg: StackConfig, fsx: FsxLustreConfig) -> None:
+def _check_storage_zone(cfg: AwsStackConfig, fsx: FsxLustreConfig) -> None:
     if fsx.zone is None:
         return
     key = "gpufabric:storage.zone"
@@ -154,7 +149,7 @@ def _check_storage_zone(cfg: StackConfig, fsx: FsxLustreConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig) -> None:
+def _check_capacity(cfg: AwsStackConfig) -> None:
     cap = cfg.capacity
     rid, group = cap.reservation_id, cap.resource_group_arn
     if rid is not None and not _RESERVATION_RE.match(rid):

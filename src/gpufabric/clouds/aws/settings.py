@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import StrictBool, StrictInt, field_validator, model_validator
+from pydantic import Field, StrictBool, StrictInt, field_validator, model_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel, KmsKey, NodePath
+from gpufabric.config.model import NoStorage, StackConfig
 
 EfaLayout = Literal["efa-primary", "ena-primary"]
 _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
@@ -127,3 +128,17 @@ class FsxLustreConfig(ConfigModel):
     """The file system's zone; unset means gpufabric:zone, the nodes' zone. Another zone is for
     when FSx has no capacity there: it costs cross-zone latency and transfer, and fails the
     policy pack's storage-in-node-zone unless the organisation downgrades that policy."""
+
+
+AwsStorage = Annotated[FsxLustreConfig | NoStorage, Field(discriminator="type")]
+"""The file systems an AWS stack can have; the `type` key picks the model."""
+
+
+class AwsStackConfig(StackConfig):
+    """A stack on AWS: the common keys, `gpufabric:aws` and AWS's storage types."""
+
+    aws: AwsSettings = AwsSettings()
+    storage: AwsStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+CONFIG = AwsStackConfig

@@ -8,7 +8,7 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
-from gpufabric.config.model import FsxLustreConfig, StackConfig
+from gpufabric.clouds.aws.settings import AwsStackConfig, FsxLustreConfig
 from gpufabric.inputs.writers import shell_words
 
 LUSTRE_VERSION = "2.15"  # metadata configuration needs 2.15 (docs/sources.md B.1)
@@ -21,7 +21,7 @@ def storage_subnet_role(fsx: FsxLustreConfig) -> str:
 
 
 def build_fsx(
-    cfg: StackConfig,
+    cfg: AwsStackConfig,
     fsx: FsxLustreConfig,
     subnet_id: pulumi.Input[str],
     security_group_ids: Sequence[pulumi.Input[str]],

@@ -12,10 +12,9 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.azure.network import build_network, subnet_cidrs
 from gpufabric.clouds.azure.nodes import build_nodes
 from gpufabric.clouds.azure.partitions import scale_set_sizes
-from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig, AzureStackConfig
 from gpufabric.clouds.azure.storage import build_managed_lustre
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
-from gpufabric.config import StackConfig
 
 CLUSTER_TAG = "gpufabric:cluster"
 
@@ -24,7 +23,7 @@ CLUSTER_TAG = "gpufabric:cluster"
 class AzureClusterArgs:
     """Inputs of AzureCluster: the validated stack config and its catalog entry."""
 
-    config: StackConfig
+    config: AzureStackConfig
     instance: InstanceType
 
 
@@ -95,7 +94,7 @@ class AzureCluster(pulumi.ComponentResource):
         self.outputs.register(self)
 
 
-def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
+def _check_args(cfg: AzureStackConfig, itype: InstanceType) -> None:
     """The component may be used without the CLI's validation: refuse what cannot work."""
     check_instance("AzureClusterArgs", "azure", cfg.instance_type, itype)
     sets = len(scale_set_sizes(cfg.nodes, cfg.azure.max_vms_per_scale_set))
@@ -117,6 +116,6 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
         )
 
 
-def build(cfg: StackConfig) -> ClusterOutputs:
+def build(cfg: AzureStackConfig) -> ClusterOutputs:
     """The cluster component for a stack of this cloud; its outputs are the stack's."""
     return AzureCluster(cfg.name, AzureClusterArgs(config=cfg, instance=cfg.instance)).outputs

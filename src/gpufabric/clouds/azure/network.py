@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_azure_native import network as azure_network
 
-from gpufabric.config import StackConfig
+from gpufabric.clouds.azure.settings import AzureStackConfig
 
 # Azure Managed Lustre: TCP 988 and 1019-1023 both ways between clients and the file system
 # (docs/sources.md D.5), plus outbound to the AzureCloud service tag.
@@ -41,7 +41,7 @@ class AzureNetwork:
     nat_gateway: azure_network.NatGateway | None
 
 
-def subnet_cidrs(cfg: StackConfig) -> dict[str, str]:
+def subnet_cidrs(cfg: AzureStackConfig) -> dict[str, str]:
     """The subnets Azure gets, by role. The nodes' subnet is `fabricSubnet` in the config."""
     net = cfg.network
     return {
@@ -52,7 +52,7 @@ def subnet_cidrs(cfg: StackConfig) -> dict[str, str]:
 
 
 def build_network(
-    cfg: StackConfig,
+    cfg: AzureStackConfig,
     resource_group: pulumi.Input[str],
     tags: dict[str, str],
     parent: pulumi.Resource,
@@ -114,7 +114,7 @@ def build_network(
 
 
 def _nat_gateway(
-    cfg: StackConfig, common: dict, opts: pulumi.ResourceOptions
+    cfg: AzureStackConfig, common: dict, opts: pulumi.ResourceOptions
 ) -> azure_network.NatGateway:
     """Egress for package mirrors and the Managed Lustre control plane; nothing comes in."""
     name = cfg.name
@@ -140,7 +140,7 @@ def _nat_gateway(
     )
 
 
-def security_rules(cfg: StackConfig) -> dict[str, list[azure_network.SecurityRuleArgs]]:
+def security_rules(cfg: AzureStackConfig) -> dict[str, list[azure_network.SecurityRuleArgs]]:
     """NSG rules per subnet role. Each NSG ends in an explicit deny of all other inbound
     traffic, which also overrides Azure's default AllowVnetInBound."""
     cidrs = subnet_cidrs(cfg)

@@ -13,8 +13,8 @@ from pulumi_azure_native import compute, managedidentity
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.azure.network import AzureNetwork
 from gpufabric.clouds.azure.partitions import Partition, partitions
+from gpufabric.clouds.azure.settings import AzureStackConfig
 from gpufabric.clouds.outputs import user_data_input
-from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
 NODE_ROLE_TAG = ("gpufabric:role", "gpu-node")
@@ -31,7 +31,7 @@ class AzureNodes:
 
 
 def build_nodes(
-    cfg: StackConfig,
+    cfg: AzureStackConfig,
     itype: InstanceType,
     resource_group: pulumi.Input[str],
     net: AzureNetwork,
@@ -95,7 +95,7 @@ def build_nodes(
     return AzureNodes(identity, placement, scale_sets, cut, groups)
 
 
-def image_reference(cfg: StackConfig) -> compute.ImageReferenceArgs:
+def image_reference(cfg: AzureStackConfig) -> compute.ImageReferenceArgs:
     urn = cfg.azure.image_urn
     if urn is None:
         return compute.ImageReferenceArgs(id=cfg.azure.image)
@@ -104,7 +104,7 @@ def image_reference(cfg: StackConfig) -> compute.ImageReferenceArgs:
 
 
 def _vm_profile(
-    cfg: StackConfig, net: AzureNetwork, part: Partition
+    cfg: AzureStackConfig, net: AzureNetwork, part: Partition
 ) -> compute.VirtualMachineScaleSetVMProfileArgs:
     user = cfg.azure.admin_username
     key = cfg.azure.ssh_public_key

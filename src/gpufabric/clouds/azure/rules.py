@@ -9,8 +9,7 @@ import math
 import re
 
 from gpufabric.catalog import InstanceType
-from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
-from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig, AzureStackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
 
@@ -37,7 +36,7 @@ _STORAGE_ID = re.compile(
 )
 
 
-def check_flow_logs(cfg: StackConfig) -> None:
+def check_flow_logs(cfg: AzureStackConfig) -> None:
     """VNet flow logs go through the region's Network Watcher to a storage account:
     `destination` is the storage account's resource id."""
     flow = cfg.network.flow_logs
@@ -50,7 +49,7 @@ def check_flow_logs(cfg: StackConfig) -> None:
         )
 
 
-def check(cfg: StackConfig, itype: InstanceType) -> None:
+def check(cfg: AzureStackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
     _check_location_zone(cfg)
     _check_network(cfg)
@@ -68,15 +67,11 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
             cfg.root_volume.kms_key_id,
             "AWS KMS keys do not apply on Azure; OS disks use platform-managed encryption",
         )
-    if isinstance(cfg.storage, AzureManagedLustreConfig):
+    if isinstance(cfg.storage, AzureManagedLustreConfig):  # else none: the model allows no other
         _check_lustre(cfg, cfg.storage)
-    elif not isinstance(cfg.storage, NoStorage):
-        raise ConfigError(
-            "gpufabric:storage.type", cfg.storage.type, "on Azure use azure-managed-lustre or none"
-        )
 
 
-def _check_location_zone(cfg: StackConfig) -> None:
+def _check_location_zone(cfg: AzureStackConfig) -> None:
     if not _LOCATION_RE.match(cfg.region):
         hint = re.sub(r"[^a-z0-9]", "", cfg.region.lower())
         raise ConfigError(
@@ -93,7 +88,7 @@ def _check_location_zone(cfg: StackConfig) -> None:
         )
 
 
-def _check_network(cfg: StackConfig) -> None:
+def _check_network(cfg: AzureStackConfig) -> None:
     net = cfg.network
     if ipaddress.IPv4Network(net.cidr).overlaps(RDMA_RESERVED):
         raise ConfigError(
@@ -110,7 +105,7 @@ def _check_network(cfg: StackConfig) -> None:
         )
 
 
-def _check_nodes(cfg: StackConfig) -> None:
+def _check_nodes(cfg: AzureStackConfig) -> None:
     if cfg.node_group != "group":
         raise ConfigError(
             "gpufabric:nodeGroup",
@@ -132,7 +127,7 @@ def _check_nodes(cfg: StackConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
+def _check_capacity(cfg: AzureStackConfig, itype: InstanceType) -> None:
     cap = cfg.capacity
     if cap.type == "capacity-block":
         raise ConfigError(
@@ -156,7 +151,7 @@ def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
         )
 
 
-def _check_lustre(cfg: StackConfig, amlfs: AzureManagedLustreConfig) -> None:
+def _check_lustre(cfg: AzureStackConfig, amlfs: AzureManagedLustreConfig) -> None:
     key = "gpufabric:storage"
     # format rules here rather than in the model: pydantic would add the union tag to the key
     if not amlfs.mount_point.startswith("/") or amlfs.mount_point == "/":

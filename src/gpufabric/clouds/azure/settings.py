@@ -7,11 +7,12 @@ splitting, Lustre SKU steps, subnet sizes) live in validate_azure.py.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel, NodePath
+from gpufabric.config.model import NoStorage, StackConfig
 
 # docs/sources.md D.2: a scale set with singlePlacementGroup holds 100 VMs by default,
 # up to 300 after a support request; each set is its own InfiniBand partition.
@@ -124,3 +125,17 @@ class AzureManagedLustreConfig(ConfigModel):
     @property
     def sku(self) -> str:
         return f"AMLFS-Durable-Premium-{self.throughput_per_tib}"
+
+
+AzureStorage = Annotated[AzureManagedLustreConfig | NoStorage, Field(discriminator="type")]
+"""The file systems an Azure stack can have; the `type` key picks the model."""
+
+
+class AzureStackConfig(StackConfig):
+    """A stack on Azure: the common keys, `gpufabric:azure` and Azure's storage types."""
+
+    azure: AzureSettings = AzureSettings()
+    storage: AzureStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+CONFIG = AzureStackConfig

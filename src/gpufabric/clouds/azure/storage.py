@@ -8,14 +8,13 @@ from typing import Any
 import pulumi
 from pulumi_azure_native import storagecache
 
-from gpufabric.clouds.azure.settings import AzureManagedLustreConfig
-from gpufabric.config import StackConfig
+from gpufabric.clouds.azure.settings import AzureManagedLustreConfig, AzureStackConfig
 
 _FSNAME_RE = re.compile(r"@tcp:/([^\s/]+)")
 
 
 def build_managed_lustre(
-    cfg: StackConfig,
+    cfg: AzureStackConfig,
     amlfs: AzureManagedLustreConfig,
     resource_group: pulumi.Input[str],
     subnet_id: pulumi.Input[str],
@@ -43,7 +42,7 @@ def build_managed_lustre(
     return filesystem.client_info.apply(lambda info: describe(cfg, amlfs, info))
 
 
-def describe(cfg: StackConfig, amlfs: AzureManagedLustreConfig, info: Any) -> dict[str, Any]:
+def describe(cfg: AzureStackConfig, amlfs: AzureManagedLustreConfig, info: Any) -> dict[str, Any]:
     """The storage output, from the service's client info (MGS address, mount command)."""
     mgs = _field(info, "mgs_address")
     command = _field(info, "mount_command")

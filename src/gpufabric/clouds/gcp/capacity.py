@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gpufabric.capacity.model import Capacity, Choice, Unit, present, targets
-from gpufabric.config import StackConfig
+from gpufabric.clouds.gcp.settings import GcpStackConfig
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
 
@@ -194,17 +194,17 @@ class CapacityClient:
 # -- what `gpufabric capacity` calls (one interface per cloud) --------------------------------
 
 
-def read_live(cfg: StackConfig) -> list[tuple[str, Any]]:
+def read_live(cfg: GcpStackConfig) -> list[tuple[str, Any]]:
     if cfg.gcp.project is None:
         raise UserError("gpufabric:gcp.project: not set; needed to read the project's reservations")
     return CapacityClient(cfg.gcp.project, cfg.zone).read(cfg.instance_type)
 
 
-def capacity_for(cfg: StackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
+def capacity_for(cfg: GcpStackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
     return capacity(docs, cfg.zone, source)
 
 
-def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str, Any]:
+def settings(choice: Choice, cfg: GcpStackConfig, raw: dict[str, Any]) -> dict[str, Any]:
     """Stack config for the choice: a specific reservation, by the block or sub-block path (one)
     or paths with node counts (several: one VM per node, `nodeGroup: instances`)."""
     out: dict[str, Any] = {"gpufabric:capacity.type": "reservation"}
@@ -216,13 +216,13 @@ def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str,
     return out
 
 
-def planned_ids(cfg: StackConfig) -> list[str]:
+def planned_ids(cfg: GcpStackConfig) -> list[str]:
     ids = cfg.capacity.target_ids()
     project = cfg.gcp.project
     return [i if i.startswith("projects/") else f"projects/{project}/reservations/{i}" for i in ids]
 
 
-def fault_report(cfg: StackConfig, **kw: Any) -> Any:
+def fault_report(cfg: GcpStackConfig, **kw: Any) -> Any:
     """Day 2 (`gpufabric capacity report-faulty`): see gpufabric.clouds.gcp.faulty."""
     from gpufabric.clouds.gcp import faulty
 

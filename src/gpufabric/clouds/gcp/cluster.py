@@ -10,9 +10,9 @@ from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp.network import build_network, vpc_mtus
 from gpufabric.clouds.gcp.nodes import build_nodes, nic_layout
+from gpufabric.clouds.gcp.settings import GcpStackConfig
 from gpufabric.clouds.gcp.storage import build_storage
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
-from gpufabric.config import StackConfig
 
 CLUSTER_LABEL = "gpufabric-cluster"
 
@@ -21,7 +21,7 @@ CLUSTER_LABEL = "gpufabric-cluster"
 class GcpClusterArgs:
     """Inputs of GcpCluster: the validated stack config and its catalog entry."""
 
-    config: StackConfig
+    config: GcpStackConfig
     instance: InstanceType
 
 
@@ -90,7 +90,7 @@ class GcpCluster(pulumi.ComponentResource):
         self.outputs.register(self)
 
 
-def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
+def _check_args(cfg: GcpStackConfig, itype: InstanceType) -> None:
     """Constructor checks, naming the bad input (the config was validated once already)."""
     check_instance("GcpClusterArgs", "gcp", cfg.instance_type, itype)
     if cfg.gcp.project is None:
@@ -103,6 +103,6 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> None:
         )
 
 
-def build(cfg: StackConfig) -> ClusterOutputs:
+def build(cfg: GcpStackConfig) -> ClusterOutputs:
     """The cluster component for a stack of this cloud; its outputs are the stack's."""
     return GcpCluster(cfg.name, GcpClusterArgs(config=cfg, instance=cfg.instance)).outputs

@@ -19,8 +19,7 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.roce import RoceGuard, roce_firewall
 from gpufabric.clouds.gcp.rules import gpu_subnets
-from gpufabric.clouds.gcp.settings import ManagedLustreConfig
-from gpufabric.config import StackConfig
+from gpufabric.clouds.gcp.settings import GcpStackConfig, ManagedLustreConfig
 from gpufabric.config.model import NoStorage
 
 PSA_SERVICE = "servicenetworking.googleapis.com"
@@ -69,7 +68,7 @@ def roce_profile(project: str, zone: str) -> str:
 LUSTRE_VPC_MTU = 8896
 
 
-def vpc_mtus(cfg: StackConfig, itype: InstanceType) -> tuple[int, int]:
+def vpc_mtus(cfg: GcpStackConfig, itype: InstanceType) -> tuple[int, int]:
     """(host VPCs, GPU VPCs) MTU: gcp.mtu when set, else the catalog's; the host VPCs take
     Managed Lustre's 8896 when the cluster has Managed Lustre."""
     gpu = cfg.gcp.mtu or facts.of(itype).mtu
@@ -79,7 +78,7 @@ def vpc_mtus(cfg: StackConfig, itype: InstanceType) -> tuple[int, int]:
 
 
 def build_network(
-    cfg: StackConfig, itype: InstanceType, labels: dict[str, str], parent: pulumi.Resource
+    cfg: GcpStackConfig, itype: InstanceType, labels: dict[str, str], parent: pulumi.Resource
 ) -> GcpNetwork:
     assert cfg.gcp.project is not None
     opts = pulumi.ResourceOptions(parent=parent)
@@ -135,7 +134,7 @@ def build_network(
 
 
 def _vpc(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     vpc_name: str,
     mtu: int,
     profile: str | None,
@@ -158,7 +157,7 @@ def _vpc(
 
 
 def _subnet(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     role: str,
     vpc: compute.Network,
     cidr: str,
@@ -188,7 +187,7 @@ def _subnet(
     return GcpSubnet(role, cidr, vpc, subnet)
 
 
-def _firewalls(cfg: StackConfig, net: GcpNetwork, opts: pulumi.ResourceOptions) -> None:
+def _firewalls(cfg: GcpStackConfig, net: GcpNetwork, opts: pulumi.ResourceOptions) -> None:
     """Per regular VPC: traffic only from the cluster's own subnet(s) in it, only to its nodes.
 
     The RoCE VPC takes no VPC firewall rules; roce.py guards it with an RDMA_ROCE_POLICY.
@@ -247,7 +246,7 @@ def _firewalls(cfg: StackConfig, net: GcpNetwork, opts: pulumi.ResourceOptions) 
         )
 
 
-def _cloud_nat(cfg: StackConfig, host: GcpSubnet, opts: pulumi.ResourceOptions) -> None:
+def _cloud_nat(cfg: GcpStackConfig, host: GcpSubnet, opts: pulumi.ResourceOptions) -> None:
     """Cloud Router + Cloud NAT for the host subnet only: out to mirrors, nothing in."""
     router = compute.Router(
         f"{cfg.name}-router",
@@ -276,7 +275,7 @@ def _cloud_nat(cfg: StackConfig, host: GcpSubnet, opts: pulumi.ResourceOptions) 
 
 
 def _private_service_access(
-    cfg: StackConfig, range_name: str, host_vpc: compute.Network, opts: pulumi.ResourceOptions
+    cfg: GcpStackConfig, range_name: str, host_vpc: compute.Network, opts: pulumi.ResourceOptions
 ) -> servicenetworking.Connection:
     """The range the storage service's Google-managed network takes, peered with the host VPC."""
     address, prefix = cfg.network.storage_subnet.split("/")

@@ -26,8 +26,8 @@ from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
 from gpufabric.clouds.gcp.placement import compact_placement, provisioning_model
+from gpufabric.clouds.gcp.settings import GcpStackConfig
 from gpufabric.clouds.outputs import user_data_input
-from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
 NicType = Literal["GVNIC", "MRDMA"]
@@ -64,7 +64,7 @@ class GcpNodes:
 
 
 def build_nodes(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     itype: InstanceType,
     net: GcpNetwork,
     labels: dict[str, str],
@@ -79,7 +79,7 @@ def build_nodes(
     return _instances(cfg, itype, net, layout, node_labels, opts)
 
 
-def _common(cfg: StackConfig, net: GcpNetwork, node_labels: dict[str, str]) -> dict[str, Any]:
+def _common(cfg: GcpStackConfig, net: GcpNetwork, node_labels: dict[str, str]) -> dict[str, Any]:
     """Arguments an instance and an instance template share, by keyword."""
     metadata: dict[str, pulumi.Input[str]] = {"enable-oslogin": "TRUE"}
     if cfg.user_data is not None:  # cloud-init on the Ubuntu accelerator images
@@ -94,7 +94,7 @@ def _common(cfg: StackConfig, net: GcpNetwork, node_labels: dict[str, str]) -> d
 
 
 def _managed_group(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     itype: InstanceType,
     net: GcpNetwork,
     layout: list[tuple[NicSlot, GcpSubnet]],
@@ -193,7 +193,7 @@ def _managed_group(
 
 
 def _instances(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     itype: InstanceType,
     net: GcpNetwork,
     layout: list[tuple[NicSlot, GcpSubnet]],

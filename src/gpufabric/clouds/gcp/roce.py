@@ -19,7 +19,7 @@ import pulumi
 import pulumi_gcp.compute as compute
 import pulumi_gcp.tags as tags
 
-from gpufabric.config import StackConfig
+from gpufabric.clouds.gcp.settings import GcpStackConfig
 
 
 @dataclass
@@ -30,7 +30,7 @@ class RoceGuard:
 
 
 def roce_firewall(
-    cfg: StackConfig, rdma_vpc: compute.Network, rdma_vpc_name: str, opts: pulumi.ResourceOptions
+    cfg: GcpStackConfig, rdma_vpc: compute.Network, rdma_vpc_name: str, opts: pulumi.ResourceOptions
 ) -> RoceGuard:
     project, name = cfg.gcp.project, cfg.name
     key = tags.TagKey(

@@ -13,8 +13,13 @@ import re
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.placement import dense_reservation
-from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
-from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.clouds.gcp.settings import (
+    FilestoreConfig,
+    GcpStackConfig,
+    ManagedLustreConfig,
+    ParallelstoreConfig,
+)
+from gpufabric.config.model import NoStorage
 from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
 
@@ -49,7 +54,7 @@ _SHARE_RE = re.compile(r"^[a-z][a-z0-9_]{0,15}$")
 FLOW_LOGS_KEY = "gpufabric:network.flowLogs.destination"
 
 
-def check_flow_logs(cfg: StackConfig) -> None:
+def check_flow_logs(cfg: GcpStackConfig) -> None:
     """Subnet flow logs go to Cloud Logging: `destination` stays unset."""
     flow = cfg.network.flow_logs
     if flow is not None and flow.destination is not None:
@@ -60,7 +65,7 @@ def check_flow_logs(cfg: StackConfig) -> None:
         )
 
 
-def check(cfg: StackConfig, itype: InstanceType) -> None:
+def check(cfg: GcpStackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
     if cfg.gcp.project is None:
         raise ConfigError(
@@ -80,7 +85,7 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
     _check_storage(cfg)
 
 
-def _check_zone(cfg: StackConfig) -> None:
+def _check_zone(cfg: GcpStackConfig) -> None:
     match = _ZONE_RE.match(cfg.zone)
     if not match:
         raise ConfigError("gpufabric:zone", cfg.zone, "expected a GCP zone like us-central1-a")
@@ -93,7 +98,7 @@ def _check_zone(cfg: StackConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig, itype: InstanceType) -> None:
+def _check_capacity(cfg: GcpStackConfig, itype: InstanceType) -> None:
     cap = cfg.capacity
     if cap.type == "capacity-block":
         raise ConfigError(
@@ -143,7 +148,7 @@ def _check_reservation(cfg: StackConfig, itype: InstanceType, key: str, rid: str
         )
 
 
-def _check_placement(cfg: StackConfig, itype: InstanceType) -> None:
+def _check_placement(cfg: GcpStackConfig, itype: InstanceType) -> None:
     settings = cfg.gcp
     if cfg.node_group == "group" and settings.max_distance is not None:
         raise ConfigError(
@@ -164,14 +169,14 @@ def _check_placement(cfg: StackConfig, itype: InstanceType) -> None:
         )
 
 
-def gpu_subnets(cfg: StackConfig, itype: InstanceType) -> list[str]:
+def gpu_subnets(cfg: GcpStackConfig, itype: InstanceType) -> list[str]:
     """gpuCidr split evenly into one subnet per GPU NIC, in NIC order."""
     whole = ipaddress.IPv4Network(cfg.gcp.gpu_cidr)
     extra_bits = math.ceil(math.log2(itype.fabric_nics))
     return [str(net) for net in whole.subnets(prefixlen_diff=extra_bits)][: itype.fabric_nics]
 
 
-def _check_gpu_network(cfg: StackConfig, itype: InstanceType) -> None:
+def _check_gpu_network(cfg: GcpStackConfig, itype: InstanceType) -> None:
     gpu = ipaddress.IPv4Network(cfg.gcp.gpu_cidr)
     ranges = {"gpufabric:network.cidr": cfg.network.cidr}
     if facts.of(itype).host_nics > 1:
@@ -198,12 +203,12 @@ def _check_gpu_network(cfg: StackConfig, itype: InstanceType) -> None:
     _fits_nodes(cfg, "gpufabric:gcp.gpuCidr", smallest)
 
 
-def _fits_nodes(cfg: StackConfig, key: str, subnet: ipaddress.IPv4Network) -> None:
+def _fits_nodes(cfg: GcpStackConfig, key: str, subnet: ipaddress.IPv4Network) -> None:
     if cfg.nodes > subnet.num_addresses - GCP_RESERVED_PER_SUBNET:
         raise ConfigError(key, str(subnet), f"a subnet of this size cannot hold {cfg.nodes} nodes")
 
 
-def _check_labels(cfg: StackConfig) -> None:
+def _check_labels(cfg: GcpStackConfig) -> None:
     for key, value in cfg.tags.items():
         if not _LABEL_KEY_RE.match(key):
             raise ConfigError(
@@ -220,16 +225,10 @@ def _check_labels(cfg: StackConfig) -> None:
             )
 
 
-def _check_storage(cfg: StackConfig) -> None:
+def _check_storage(cfg: GcpStackConfig) -> None:
     storage = cfg.storage
     if isinstance(storage, NoStorage):
         return
-    if not isinstance(storage, ManagedLustreConfig | ParallelstoreConfig | FilestoreConfig):
-        raise ConfigError(
-            "gpufabric:storage.type",
-            storage.type,
-            "on GCP use managed-lustre, parallelstore, filestore or none",
-        )
     _check_mount_point(storage.mount_point)
     psa = ipaddress.IPv4Network(cfg.network.storage_subnet)
     most = PSA_MAX_PREFIX[storage.type]

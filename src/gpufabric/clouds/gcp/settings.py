@@ -11,11 +11,12 @@ How the common keys map onto GCP (docs/gcp.md has the full table):
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel, NodePath
+from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import ImageName
 
 _PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
@@ -125,3 +126,20 @@ class FilestoreConfig(ConfigModel):
     capacity_gib: StrictInt = 10240
     share_name: str = "share"
     mount_point: NodePath = "/filestore"
+
+
+GcpStorage = Annotated[
+    ManagedLustreConfig | ParallelstoreConfig | FilestoreConfig | NoStorage,
+    Field(discriminator="type"),
+]
+"""The file systems a GCP stack can have; the `type` key picks the model."""
+
+
+class GcpStackConfig(StackConfig):
+    """A stack on GCP: the common keys, `gpufabric:gcp` and GCP's storage types."""
+
+    gcp: GcpSettings = GcpSettings()
+    storage: GcpStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+CONFIG = GcpStackConfig

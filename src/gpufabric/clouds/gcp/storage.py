@@ -12,8 +12,12 @@ from typing import Any
 import pulumi
 
 from gpufabric.clouds.gcp.network import GcpNetwork
-from gpufabric.clouds.gcp.settings import FilestoreConfig, ManagedLustreConfig, ParallelstoreConfig
-from gpufabric.config import StackConfig
+from gpufabric.clouds.gcp.settings import (
+    FilestoreConfig,
+    GcpStackConfig,
+    ManagedLustreConfig,
+    ParallelstoreConfig,
+)
 from gpufabric.inputs.writers import shell_words
 
 StorageOutput = pulumi.Output[dict[str, Any] | None]
@@ -21,7 +25,7 @@ NFS_OPTIONS = "hard,timeo=600,retrans=3,rsize=1048576,wsize=1048576,resvport"
 
 
 def build_storage(
-    cfg: StackConfig, net: GcpNetwork, labels: dict[str, str], parent: pulumi.Resource
+    cfg: GcpStackConfig, net: GcpNetwork, labels: dict[str, str], parent: pulumi.Resource
 ) -> StorageOutput:
     storage = cfg.storage
     if net.psa is None:
@@ -37,7 +41,7 @@ def build_storage(
 
 
 def _lustre(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     lustre: ManagedLustreConfig,
     net: GcpNetwork,
     labels: dict[str, str],
@@ -76,7 +80,7 @@ def _lustre(
 
 
 def _parallelstore(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     store: ParallelstoreConfig,
     net: GcpNetwork,
     labels: dict[str, str],
@@ -119,7 +123,7 @@ def _parallelstore(
 
 
 def _filestore(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     store: FilestoreConfig,
     net: GcpNetwork,
     labels: dict[str, str],

@@ -13,9 +13,8 @@ from gpufabric.clouds.nebius import facts
 from gpufabric.clouds.nebius.fabrics import fabric_for
 from gpufabric.clouds.nebius.nodes import build_nodes
 from gpufabric.clouds.nebius.security import build_security_group
-from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig, NebiusStackConfig
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
-from gpufabric.config import StackConfig
 from gpufabric.inputs.writers import shell_words
 
 CLUSTER_LABEL = "gpufabric-cluster"
@@ -25,7 +24,7 @@ CLUSTER_LABEL = "gpufabric-cluster"
 class NebiusClusterArgs:
     """Inputs of NebiusCluster: the validated stack config and its catalog entry."""
 
-    config: StackConfig
+    config: NebiusStackConfig
     instance: InstanceType
 
 
@@ -155,7 +154,7 @@ class NebiusCluster(pulumi.ComponentResource):
         self.outputs.register(self)
 
 
-def _check_args(cfg: StackConfig, itype: InstanceType) -> tuple[str, str]:
+def _check_args(cfg: NebiusStackConfig, itype: InstanceType) -> tuple[str, str]:
     """The component may be used without the CLI's validation: refuse what cannot work."""
     check_instance("NebiusClusterArgs", "nebius", cfg.instance_type, itype)
     settings = cfg.nebius
@@ -171,6 +170,6 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> tuple[str, str]:
     return settings.project_id, fabric_for(cfg, facts.of(itype).platform)
 
 
-def build(cfg: StackConfig) -> ClusterOutputs:
+def build(cfg: NebiusStackConfig) -> ClusterOutputs:
     """The cluster component for a stack of this cloud; its outputs are the stack's."""
     return NebiusCluster(cfg.name, NebiusClusterArgs(config=cfg, instance=cfg.instance)).outputs

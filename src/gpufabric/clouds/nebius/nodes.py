@@ -13,8 +13,7 @@ import pulumi_nebius as nebius
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.nebius import facts
-from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
-from gpufabric.config import StackConfig
+from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig, NebiusStackConfig
 from gpufabric.inputs.writers import cloud_config
 from gpufabric.stack_outputs import NodeGroup
 
@@ -29,12 +28,12 @@ class NebiusNodes:
     group: pulumi.Output[NodeGroup]
 
 
-def node_names(cfg: StackConfig) -> list[str]:
+def node_names(cfg: NebiusStackConfig) -> list[str]:
     return [f"{cfg.name}-node-{index:03d}" for index in range(cfg.nodes)]
 
 
 def build_nodes(
-    cfg: StackConfig,
+    cfg: NebiusStackConfig,
     itype: InstanceType,
     gpu_cluster: nebius.ComputeV1GpuCluster,
     subnet: nebius.VpcV1Subnet,
@@ -131,7 +130,7 @@ def build_nodes(
     return NebiusNodes(instances, group)
 
 
-def cloud_init(cfg: StackConfig) -> str:
+def cloud_init(cfg: NebiusStackConfig) -> str:
     """cloud-config: the admin user with its key, the shared filesystem mounted over virtiofs
     by its mount tag ([P] nebius-solution-library modules/cloud-init), then the user's data.
     Built by the YAML dumper: a key comment, a path or user data can hold no YAML of its own."""

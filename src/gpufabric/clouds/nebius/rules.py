@@ -11,8 +11,8 @@ import re
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.nebius import facts
 from gpufabric.clouds.nebius.fabrics import fabric_for
-from gpufabric.clouds.nebius.settings import NebiusFilesystemConfig
-from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.clouds.nebius.settings import NebiusStackConfig
+from gpufabric.config.model import NoStorage
 from gpufabric.errors import ConfigError
 
 # [P] pulumi-nebius compute_v1_filesystem.py: block_size_bytes 4 KiB-128 KiB, a power of 2
@@ -23,7 +23,7 @@ _MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")
 _RESERVATION_RE = re.compile(r"^[a-z][a-z0-9-]{2,62}$")
 
 
-def check_flow_logs(cfg: StackConfig) -> None:
+def check_flow_logs(cfg: NebiusStackConfig) -> None:
     """gpufabric does not set up flow logs on Nebius."""
     flow = cfg.network.flow_logs
     if flow is not None:
@@ -34,7 +34,7 @@ def check_flow_logs(cfg: StackConfig) -> None:
         )
 
 
-def check(cfg: StackConfig, itype: InstanceType) -> None:
+def check(cfg: NebiusStackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
     settings = cfg.nebius
     for key, value, what in (
@@ -67,7 +67,7 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
     _check_storage(cfg)
 
 
-def _check_region(cfg: StackConfig) -> None:
+def _check_region(cfg: NebiusStackConfig) -> None:
     if not _REGION_RE.match(cfg.zone):
         raise ConfigError("gpufabric:zone", cfg.zone, "expected a Nebius region like eu-north1")
     if cfg.zone != cfg.region:
@@ -78,7 +78,7 @@ def _check_region(cfg: StackConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig) -> None:
+def _check_capacity(cfg: NebiusStackConfig) -> None:
     cap = cfg.capacity
     if cap.type == "capacity-block":
         raise ConfigError(
@@ -95,14 +95,10 @@ def _check_capacity(cfg: StackConfig) -> None:
         )
 
 
-def _check_storage(cfg: StackConfig) -> None:
+def _check_storage(cfg: NebiusStackConfig) -> None:
     storage = cfg.storage
     if isinstance(storage, NoStorage):
         return
-    if not isinstance(storage, NebiusFilesystemConfig):
-        raise ConfigError(
-            "gpufabric:storage.type", storage.type, "on Nebius use nebius-filesystem or none"
-        )
     key = "gpufabric:storage"
     if storage.filesystem_type not in FILESYSTEM_TYPES:
         raise ConfigError(

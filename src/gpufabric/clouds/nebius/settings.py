@@ -12,11 +12,12 @@ validate_nebius.py.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel
+from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import ImageName, MountPath
 
 # [S] skypilot sky/provision/nebius: image family for gpu-h100-sxm / gpu-h200-sxm
@@ -88,3 +89,17 @@ class NebiusFilesystemConfig(ConfigModel):
     block_size_bytes: StrictInt = 4096
     mount_tag: str = "shared"
     mount_point: MountPath = "/shared"  # written into cloud-init and the mount command
+
+
+NebiusStorage = Annotated[NebiusFilesystemConfig | NoStorage, Field(discriminator="type")]
+"""The file systems a Nebius stack can have; the `type` key picks the model."""
+
+
+class NebiusStackConfig(StackConfig):
+    """A stack on Nebius: the common keys, `gpufabric:nebius` and Nebius's storage types."""
+
+    nebius: NebiusSettings = NebiusSettings()
+    storage: NebiusStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+CONFIG = NebiusStackConfig

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufabric.capacity.model import Capacity, Choice, Unit
-from gpufabric.config import StackConfig
+from gpufabric.clouds.oci.settings import OciStackConfig
 from gpufabric.errors import UserError
 
 # field -> its spellings (REST camelCase, CLI kebab-case), bare-metal host and compute host
@@ -126,7 +126,7 @@ def capacity(docs: Sequence[tuple[str, Any]], shape: str, source: str) -> Capaci
 # -- what `gpufabric capacity` calls (one interface per cloud) --------------------------------
 
 
-def read_live(cfg: StackConfig) -> list[tuple[str, Any]]:
+def read_live(cfg: OciStackConfig) -> list[tuple[str, Any]]:
     raise UserError(
         "OCI capacity is read from saved OCI CLI output: --from FILE, the output of "
         "oci compute capacity-topology bare-metal-host list --capacity-topology-id T --all "
@@ -134,11 +134,11 @@ def read_live(cfg: StackConfig) -> list[tuple[str, Any]]:
     )
 
 
-def capacity_for(cfg: StackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
+def capacity_for(cfg: OciStackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
     return capacity(docs, cfg.instance_type, source)
 
 
-def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str, Any]:
+def settings(choice: Choice, cfg: OciStackConfig, raw: dict[str, Any]) -> dict[str, Any]:
     """Stack config for the choice: the HPC island and its chosen network blocks."""
     return {
         "gpufabric:oci.hpcIslandId": choice.group,
@@ -146,5 +146,5 @@ def settings(choice: Choice, cfg: StackConfig, raw: dict[str, Any]) -> dict[str,
     }
 
 
-def planned_ids(cfg: StackConfig) -> list[str]:
+def planned_ids(cfg: OciStackConfig) -> list[str]:
     return list(cfg.oci.network_block_ids or [])

@@ -10,10 +10,9 @@ from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.network import build_network
 from gpufabric.clouds.oci.nodes import RDMA_PLUGINS, build_nodes
-from gpufabric.clouds.oci.settings import OciLustreConfig
+from gpufabric.clouds.oci.settings import OciLustreConfig, OciStackConfig
 from gpufabric.clouds.oci.storage import build_lustre
 from gpufabric.clouds.outputs import ClusterOutputs, check_instance
-from gpufabric.config import StackConfig
 
 CLUSTER_TAG = "gpufabric-cluster"
 
@@ -22,7 +21,7 @@ CLUSTER_TAG = "gpufabric-cluster"
 class OciClusterArgs:
     """Inputs of OciCluster: the validated stack config and its catalog entry."""
 
-    config: StackConfig
+    config: OciStackConfig
     instance: InstanceType
 
 
@@ -92,7 +91,7 @@ class OciCluster(pulumi.ComponentResource):
         self.outputs.register(self)
 
 
-def _check_args(cfg: StackConfig, itype: InstanceType) -> str:
+def _check_args(cfg: OciStackConfig, itype: InstanceType) -> str:
     """The component may be used without the CLI's validation: refuse what cannot work."""
     check_instance("OciClusterArgs", "oci", cfg.instance_type, itype)
     if cfg.oci.compartment_id is None:
@@ -106,6 +105,6 @@ def _check_args(cfg: StackConfig, itype: InstanceType) -> str:
     return cfg.oci.compartment_id
 
 
-def build(cfg: StackConfig) -> ClusterOutputs:
+def build(cfg: OciStackConfig) -> ClusterOutputs:
     """The cluster component for a stack of this cloud; its outputs are the stack's."""
     return OciCluster(cfg.name, OciClusterArgs(config=cfg, instance=cfg.instance)).outputs

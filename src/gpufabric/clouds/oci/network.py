@@ -16,7 +16,7 @@ import pulumi
 import pulumi_oci as oci
 
 from gpufabric.clouds.oci.security import subnet_rules
-from gpufabric.config import StackConfig
+from gpufabric.clouds.oci.settings import OciStackConfig
 
 # The service CIDR label of every Oracle service in the region ([P] oracle-quickstart/oci-hpc
 # data.tf: data "oci_core_services" with this filter)
@@ -33,7 +33,7 @@ class OciNetwork:
 
 
 def build_network(
-    cfg: StackConfig, compartment: str, tags: dict[str, str], parent: pulumi.Resource
+    cfg: OciStackConfig, compartment: str, tags: dict[str, str], parent: pulumi.Resource
 ) -> OciNetwork:
     opts = pulumi.ResourceOptions(parent=parent)
     net = cfg.network

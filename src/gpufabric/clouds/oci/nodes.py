@@ -14,8 +14,8 @@ import pulumi_oci as oci
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.network import OciNetwork
+from gpufabric.clouds.oci.settings import OciStackConfig
 from gpufabric.clouds.outputs import user_data_input
-from gpufabric.config import StackConfig
 from gpufabric.stack_outputs import NodeGroup
 
 # Oracle Cloud Agent plugins RDMA needs on GPU shapes ([P] oracle-quickstart/oci-hpc
@@ -47,7 +47,7 @@ class OciNodes:
 
 
 def build_nodes(
-    cfg: StackConfig,
+    cfg: OciStackConfig,
     itype: InstanceType,
     compartment: str,
     net: OciNetwork,
@@ -121,7 +121,7 @@ def _pool_id(pools: Any) -> str | None:
 
 
 def _launch_details(
-    cfg: StackConfig,
+    cfg: OciStackConfig,
     itype: InstanceType,
     compartment: str,
     net: OciNetwork,

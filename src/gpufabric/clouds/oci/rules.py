@@ -11,8 +11,8 @@ import math
 import re
 
 from gpufabric.catalog import InstanceType
-from gpufabric.clouds.oci.settings import OciLustreConfig, ocid_type
-from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.clouds.oci.settings import OciStackConfig, ocid_type
+from gpufabric.config.model import NoStorage
 from gpufabric.errors import ConfigError
 
 # [P] docs.oracle.com/iaas/Content/lustre/file-system-capacity.htm (docs/sources.md O.4):
@@ -37,7 +37,7 @@ _AD_RE = re.compile(r"^[A-Za-z0-9]{4}:(?P<where>[A-Z0-9-]+)-AD-[1-3]$")
 _REGION_RE = re.compile(r"^[a-z]+-[a-z]+-\d+$")
 
 
-def check_flow_logs(cfg: StackConfig) -> None:
+def check_flow_logs(cfg: OciStackConfig) -> None:
     """gpufabric does not set up flow logs on OCI."""
     flow = cfg.network.flow_logs
     if flow is not None:
@@ -48,7 +48,7 @@ def check_flow_logs(cfg: StackConfig) -> None:
         )
 
 
-def check(cfg: StackConfig, itype: InstanceType) -> None:
+def check(cfg: OciStackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
     settings = cfg.oci
     for key, value, what in (
@@ -75,7 +75,7 @@ def check(cfg: StackConfig, itype: InstanceType) -> None:
     _check_storage(cfg)
 
 
-def _check_region_ad(cfg: StackConfig) -> None:
+def _check_region_ad(cfg: OciStackConfig) -> None:
     if not _REGION_RE.match(cfg.region):
         raise ConfigError("oci:region", cfg.region, "expected an OCI region like us-ashburn-1")
     match = _AD_RE.match(cfg.zone)
@@ -96,7 +96,7 @@ def _check_region_ad(cfg: StackConfig) -> None:
         )
 
 
-def _check_node_group(cfg: StackConfig) -> None:
+def _check_node_group(cfg: OciStackConfig) -> None:
     if cfg.node_group != "group":
         raise ConfigError(
             "gpufabric:nodeGroup",
@@ -105,7 +105,7 @@ def _check_node_group(cfg: StackConfig) -> None:
         )
 
 
-def _check_placement(cfg: StackConfig) -> None:
+def _check_placement(cfg: OciStackConfig) -> None:
     settings = cfg.oci
     if settings.network_block_ids and settings.hpc_island_id is None:
         raise ConfigError(
@@ -123,7 +123,7 @@ def _check_placement(cfg: StackConfig) -> None:
         )
 
 
-def _check_capacity(cfg: StackConfig) -> None:
+def _check_capacity(cfg: OciStackConfig) -> None:
     cap = cfg.capacity
     if cap.type == "capacity-block":
         raise ConfigError(
@@ -140,12 +140,10 @@ def _check_capacity(cfg: StackConfig) -> None:
         )
 
 
-def _check_storage(cfg: StackConfig) -> None:
+def _check_storage(cfg: OciStackConfig) -> None:
     storage = cfg.storage
     if isinstance(storage, NoStorage):
         return
-    if not isinstance(storage, OciLustreConfig):
-        raise ConfigError("gpufabric:storage.type", storage.type, "on OCI use oci-lustre or none")
     key = "gpufabric:storage"
     if storage.availability_domain not in (None, cfg.zone):
         raise ConfigError(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_oci as oci
 
-from gpufabric.config import StackConfig
+from gpufabric.clouds.oci.settings import OciStackConfig
 
 ALL = "all"
 TCP = "6"  # IANA protocol numbers, as the OCI API takes them
@@ -42,7 +42,7 @@ class SubnetRules:
     egress: list[oci.core.SecurityListEgressSecurityRuleArgs]
 
 
-def subnet_rules(cfg: StackConfig, services_cidr: pulumi.Input[str]) -> list[SubnetRules]:
+def subnet_rules(cfg: OciStackConfig, services_cidr: pulumi.Input[str]) -> list[SubnetRules]:
     """The ingress and egress rules of the fabric (node), storage and management subnets."""
     net = cfg.network
     nat = net.egress == "nat"

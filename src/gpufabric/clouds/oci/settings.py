@@ -11,11 +11,12 @@ Value formats are checked here; rules that need several keys or the catalog live
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, StrictInt, field_validator
 
 from gpufabric.config.base import CheckpointGoal, ConfigModel
+from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import MountPath
 
 # OCID: ocid1.<resource type>.<realm>.[region][.future use].<unique id>
@@ -120,3 +121,17 @@ class OciLustreConfig(ConfigModel):
     """Vault key OCID that encrypts the file system at rest; Oracle-managed keys if unset."""
     availability_domain: str | None = None
     """The file system's availability domain; unset means gpufabric:zone (the nodes' AD)."""
+
+
+OciStorage = Annotated[OciLustreConfig | NoStorage, Field(discriminator="type")]
+"""The file systems an OCI stack can have; the `type` key picks the model."""
+
+
+class OciStackConfig(StackConfig):
+    """A stack on OCI: the common keys, `gpufabric:oci` and OCI's storage types."""
+
+    oci: OciSettings = OciSettings()
+    storage: OciStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+CONFIG = OciStackConfig

@@ -7,13 +7,12 @@ from typing import Any
 import pulumi
 import pulumi_oci as oci
 
-from gpufabric.clouds.oci.settings import OciLustreConfig
-from gpufabric.config import StackConfig
+from gpufabric.clouds.oci.settings import OciLustreConfig, OciStackConfig
 from gpufabric.inputs.writers import shell_words
 
 
 def build_lustre(
-    cfg: StackConfig,
+    cfg: OciStackConfig,
     lustre: OciLustreConfig,
     compartment: str,
     subnet: oci.core.Subnet,

@@ -1,1 +1,2 @@
-"""Where topology comes from: AWS, GCP, InfiniBand (ibnetdiscover) or a plain file."""
+"""Where topology comes from besides a cloud's own source (gpufabric.clouds.<cloud>.topology):
+the InfiniBand fabric itself (ibnetdiscover) or a plain file."""

@@ -1,4 +1,4 @@
-"""InfiniBand: `ibnetdiscover` output -> Topology (Azure ND, on-prem fat trees).
+"""InfiniBand: `ibnetdiscover` output -> Topology (InfiniBand VMs whose cloud exposes no switch topology, on-prem fat trees).
 
 Hosts are the channel adapters whose node description reads "<hostname> <device>" (e.g.
 "a08-p1-dgx-04-c01 mlx5_5"); SHARP aggregation nodes and HCAs without a host name are left out.

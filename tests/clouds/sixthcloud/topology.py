@@ -1,0 +1,14 @@
+"""Where Sixth's nodes sit: each node's switch path, top first."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpufabric.topology.model import Host, Topology, apply_names
+
+
+def load(data: Any, names: Mapping[str, str] | None, origin: str) -> Topology:
+    hosts = [Host(name=n["name"], path=tuple(n["path"])) for n in data["sixthNodes"]]
+    topology = Topology(hosts=tuple(hosts), source=origin)
+    return apply_names(topology, dict(names)) if names else topology

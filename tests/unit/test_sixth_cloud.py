@@ -1,0 +1,163 @@
+"""The next cloud is one folder: a throwaway sixth cloud that lives only in the test tree
+(tests/clouds/sixthcloud) runs through the offline plan, the policy pack, the inventory plugin
+and topology render, registered by GPUFABRIC_CLOUDS alone, with no edit outside its package."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GPUFABRIC = str(Path(sys.executable).parent / "gpufabric")
+ANSIBLE_INVENTORY = str(Path(sys.executable).parent / "ansible-inventory")
+STACK = """config:
+  sixth:region: six-west1
+  gpufabric:instanceType: six.gpu8
+  gpufabric:nodes: 3
+  gpufabric:zone: six-west1-a
+  gpufabric:encryption: ipsec
+  gpufabric:sixth:
+    project: demo
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sixth-project")
+    shutil.copy(REPO / "Pulumi.yaml", root / "Pulumi.yaml")
+    (root / "infra").symlink_to(REPO / "infra")
+    (root / "stacks").mkdir()
+    (root / "stacks" / "Pulumi.sixth-demo.yaml").write_text(STACK)
+    return root
+
+
+def _env(project: Path) -> dict[str, str]:
+    path = os.pathsep.join(
+        filter(None, [str(REPO / "tests" / "clouds"), os.environ.get("PYTHONPATH")])
+    )
+    return {
+        **os.environ,
+        "GPUFABRIC_CLOUDS": "sixth=sixthcloud",
+        "GPUFABRIC_PROJECT": str(project),
+        "PYTHONPATH": path,
+        "COLUMNS": "200",
+    }
+
+
+def _run(project: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(argv), cwd=REPO, env=_env(project), capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def plan(project: Path) -> dict[str, Any]:
+    proc = _run(project, GPUFABRIC, "plan", "-s", "sixth-demo", "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_the_plan_builds_the_sixth_cloud_s_component(plan: dict[str, Any]) -> None:
+    nodes = [r for r in plan["resources"] if r["type"] == "sixth:compute:Node"]
+    assert [n["name"] for n in nodes] == ["sixth-demo-0", "sixth-demo-1", "sixth-demo-2"]
+    assert {n["inputs"]["project"] for n in nodes} == {"demo"}
+    cluster = plan["outputs"]["cluster"]
+    assert (cluster["cloud"], cluster["instanceType"], cluster["fabric"]) == (
+        "sixth",
+        "six.gpu8",
+        "infiniband",
+    )
+
+
+def test_the_human_plan_shows_its_summary(project: Path) -> None:
+    proc = _run(project, GPUFABRIC, "plan", "-s", "sixth-demo")
+    assert proc.returncode == 0, proc.stderr
+    assert "3 in six-west1-a" in proc.stdout
+
+
+def test_the_policy_pack_runs_on_it(project: Path) -> None:
+    proc = _run(project, GPUFABRIC, "plan", "-s", "sixth-demo", "--policy")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_its_config_is_its_own_model(project: Path) -> None:
+    """Required means required, and another cloud's section is no key of a Sixth stack."""
+    stacks = project / "stacks"
+    (stacks / "Pulumi.sixth-bad.yaml").write_text(STACK.replace("    project: demo\n", "    {}\n"))
+    (stacks / "Pulumi.sixth-other.yaml").write_text(STACK + "  gpufabric:aws:\n    keyName: k\n")
+    try:
+        missing = _run(project, GPUFABRIC, "plan", "-s", "sixth-bad")
+        other = _run(project, GPUFABRIC, "plan", "-s", "sixth-other")
+    finally:
+        (stacks / "Pulumi.sixth-bad.yaml").unlink()
+        (stacks / "Pulumi.sixth-other.yaml").unlink()
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == (
+        "error: gpufabric:sixth.project: not set; required: the Sixth project of every resource"
+    )
+    assert other.returncode == 2
+    assert other.stderr.strip() == (
+        "error: gpufabric:aws: '(set)' is not valid; aws-only settings; this is a Sixth stack "
+        "(six.gpu8): remove the section, use gpufabric:sixth"
+    )
+
+
+def test_the_inventory_plugin_finds_its_nodes(project: Path, plan: dict[str, Any]) -> None:
+    folder = project / "inventory"
+    folder.mkdir(exist_ok=True)
+    (folder / "outputs.json").write_text(json.dumps(plan["outputs"]))
+    nodes = [
+        {"name": f"sixth-demo-{i}", "ip": f"10.6.0.{i + 10}", "path": ["spine", f"leaf{i % 2}"]}
+        for i in range(3)
+    ]
+    nodes.append({"name": "someone-else", "ip": "10.6.9.9", "path": ["spine", "leaf9"]})
+    (folder / "nodes.json").write_text(json.dumps({"sixthNodes": nodes}))
+    source = folder / "sixth.gpufabric_pulumi.yml"
+    source.write_text(
+        f"plugin: gpufabric_pulumi\noutputs_file: {folder / 'outputs.json'}\n"
+        f"discovery_file: {folder / 'nodes.json'}\n"
+    )
+    proc = _run(project, ANSIBLE_INVENTORY, "-i", str(source), "--list")
+    assert proc.returncode == 0, proc.stderr
+    inventory = json.loads(proc.stdout)
+    hostvars = inventory["_meta"]["hostvars"]
+    assert sorted(hostvars) == ["sixth-demo-0", "sixth-demo-1", "sixth-demo-2"]
+    host = {
+        k: v.get("__ansible_unsafe", v) if isinstance(v, dict) else v
+        for k, v in hostvars["sixth-demo-1"].items()
+    }
+    assert host["ansible_host"] == "10.6.0.11"
+    assert host["gpufabric_cloud"] == "sixth" and host["gpufabric_fabric"] == "infiniband"
+    assert host["gpufabric_leaf"] == "leaf1"
+
+
+def test_topology_render_reads_its_source(project: Path, tmp_path: Path) -> None:
+    nodes = [{"name": f"n{i}", "path": ["spine", f"leaf{i // 2}"]} for i in range(4)]
+    recorded = tmp_path / "nodes.json"
+    recorded.write_text(json.dumps({"sixthNodes": nodes}))
+    proc = _run(
+        project, GPUFABRIC, "topology", "render", "--source", "sixth", "--input", str(recorded)
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("SwitchName=")]
+    assert lines == [
+        "SwitchName=spine Switches=leaf0,leaf1",
+        "SwitchName=leaf0 Nodes=n[0-1]",
+        "SwitchName=leaf1 Nodes=n[2-3]",
+    ]
+
+
+def test_without_the_registration_it_is_one_line(project: Path, plan: dict[str, Any]) -> None:
+    env = {k: v for k, v in _env(project).items() if k != "GPUFABRIC_CLOUDS"}
+    proc = subprocess.run(
+        [GPUFABRIC, "plan", "-s", "sixth-demo"], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
