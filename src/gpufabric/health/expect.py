@@ -8,8 +8,7 @@ from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.inputs import packaged
-
-FABRICS = ("efa", "infiniband", "roce", "tcpxo", "tcpx", "lab")
+from gpufabric.vocabulary import FABRICS
 
 
 @cache
@@ -31,7 +30,7 @@ class Expected:
 
 
 def expected(fabric: str, instance_type: str = "", mtu: int | None = None) -> Expected:
-    """Expectations for `fabric` (efa | infiniband | roce | tcpxo | tcpx | lab) and an optional
+    """Expectations for `fabric` (gpufabric.vocabulary.FABRICS) and an optional
     catalog instance type (its fabric NIC count and rate, its GPU's PCIe link)."""
     if fabric not in FABRICS:
         raise UserError(
