@@ -342,9 +342,9 @@ def test_integral_json_values_from_pulumi_config_parse() -> None:
     # pulumi hands numbers as JSON text; the loader decodes them before validation
     from gpufabric.config.load import _decode
 
-    assert _decode("16") == 16
-    assert _decode("p5.48xlarge") == "p5.48xlarge"
-    assert _decode('{"type": "none"}') == {"type": "none"}
+    assert _decode("gpufabric:x", "16") == 16
+    assert _decode("gpufabric:x", "p5.48xlarge") == "p5.48xlarge"
+    assert _decode("gpufabric:x", '{"type": "none"}') == {"type": "none"}
 
 
 def test_other_namespaces_are_ignored_but_unknown_gpufabric_keys_are_not() -> None:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gpufabric.config import StackConfig
+from gpufabric.clouds.gcp.settings import GcpStackConfig
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
 
@@ -76,7 +76,7 @@ def _description(text: str) -> str:
 
 
 def fault_report(
-    cfg: StackConfig,
+    cfg: GcpStackConfig,
     *,
     host: str | None,
     block: str | None,

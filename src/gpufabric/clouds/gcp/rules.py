@@ -113,7 +113,7 @@ def _check_capacity(cfg: GcpStackConfig, itype: InstanceType) -> None:
         _check_reservation(cfg, itype, "gpufabric:capacity.reservations", target.id)
 
 
-def _check_reservation(cfg: StackConfig, itype: InstanceType, key: str, rid: str) -> None:
+def _check_reservation(cfg: GcpStackConfig, itype: InstanceType, key: str, rid: str) -> None:
     match = _RESERVATION_RE.match(rid)
     if not match:
         raise ConfigError(

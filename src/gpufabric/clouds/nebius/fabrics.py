@@ -7,7 +7,7 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from gpufabric.config.model import StackConfig
+from gpufabric.clouds.nebius.settings import NebiusStackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.inputs import packaged
 
@@ -28,7 +28,7 @@ def fabrics() -> dict[str, Fabric]:
     return {name: Fabric(**row) for name, row in rows.items()}
 
 
-def fabric_for(cfg: StackConfig, platform: str) -> str:
+def fabric_for(cfg: NebiusStackConfig, platform: str) -> str:
     """The stack's fabric: the one it names, checked against the table, or the table's only
     fabric for this platform in the stack's region. Refusals name the key."""
     table = fabrics()

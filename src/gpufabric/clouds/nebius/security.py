@@ -13,13 +13,13 @@ from __future__ import annotations
 import pulumi
 import pulumi_nebius as nebius
 
-from gpufabric.config import StackConfig
+from gpufabric.clouds.nebius.settings import NebiusStackConfig
 
 SSH_PORT = 22
 
 
 def build_security_group(
-    cfg: StackConfig,
+    cfg: NebiusStackConfig,
     project: str,
     network: nebius.VpcV1Network,
     labels: dict[str, str],

@@ -189,7 +189,7 @@ def lustre_addresses(capacity_gb: int) -> int:
     return math.ceil(capacity_gb * LUSTRE_ADDRESSES_PER_100_TB / 100_000)
 
 
-def _check_lustre_subnet(cfg: StackConfig, capacity_gb: int) -> None:
+def _check_lustre_subnet(cfg: OciStackConfig, capacity_gb: int) -> None:
     subnet = ipaddress.IPv4Network(cfg.network.storage_subnet)
     room = subnet.num_addresses - OCI_RESERVED_PER_SUBNET
     need = lustre_addresses(capacity_gb)
