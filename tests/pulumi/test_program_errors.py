@@ -20,7 +20,7 @@ def test_program_turns_bad_config_into_one_clean_line() -> None:
     raw["gpufabric:nodes"] = 0
     mocks = RecordingMocks(MockFacts(region="us-east-1", zone="us-east-1a"))
     with pytest.raises(UserError) as err:
-        _run_program(REPO / "infra" / "__main__.py", "aws-h100", raw, mocks)
+        _run_program(REPO / "infra" / "__main__.py", "aws-h100", raw, mocks, [])
     assert str(err.value).startswith("gpufabric:nodes: 0 is not valid")
     assert not [r for r in mocks.records if r.custom], "nothing may be registered"
 
@@ -36,6 +36,6 @@ def test_program_reads_its_stack_file_strictly_under_pulumi_up(tmp_path) -> None
     raw = read_stack(REPO, "aws-h100")
     mocks = RecordingMocks(MockFacts(region="us-east-1", zone="us-east-1a"))
     with pytest.raises(UserError) as err:
-        _run_program(tmp_path / "infra" / "__main__.py", "dup", raw, mocks)
+        _run_program(tmp_path / "infra" / "__main__.py", "dup", raw, mocks, [])
     assert "key 'gpufabric:nodes' given twice" in str(err.value)
     assert not [r for r in mocks.records if r.custom], "nothing may be registered"
