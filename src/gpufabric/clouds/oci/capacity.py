@@ -9,7 +9,9 @@ Read from saved OCI CLI output, as the CLI prints it (`{"data": {"items": [...]}
 - `oci compute compute-host list --compartment-id C --all` (ComputeHostSummary:
   hpc-island-id, network-block-id, local-block-id, instance-id, shape, health HEALTHY |
   UNHEALTHY, lifecycle-state AVAILABLE | OCCUPIED | PROVISIONING | REPAIR | UNAVAILABLE).
-The REST bodies (`{"items": [...]}`, camelCase) are read too.
+The REST bodies (`{"items": [...]}`, camelCase) are read too. Live (`CapacityClient`, the OCI
+SDK), the same listings: the bare-metal hosts of the availability domain's ACTIVE (or UPDATING) capacity
+topologies, or, where the compartment has no capacity topology, its compute hosts.
 
 One unit per network block (what `gpufabric:oci.networkBlockIds` names), grouped by HPC island
 (one cluster network stays in one island). Free hosts: the shape's hosts without an instance
@@ -126,12 +128,73 @@ def capacity(docs: Sequence[tuple[str, Any]], shape: str, source: str) -> Capaci
 # -- what `gpufabric capacity` calls (one interface per cloud) --------------------------------
 
 
+class CapacityClient:
+    """The compartment's capacity topologies and their bare-metal hosts, or (without a capacity
+    topology) its compute hosts: every page, as the CLI prints them; errors are one line.
+
+    Calls ([P] oracle/oci-python-sdk ComputeClient): list_compute_capacity_topologies,
+    list_compute_capacity_topology_compute_bare_metal_hosts, list_compute_hosts."""
+
+    def __init__(self, region: str, compute: Any = None) -> None:
+        self.region = region
+        if compute is None:
+            from gpufabric.clouds.oci.live import sdk_config
+
+            config = sdk_config(region, "OCI capacity")
+            import oci
+
+            compute = oci.core.ComputeClient(config)
+        self.compute = compute
+
+    def _all(self, what: str, fn: Any) -> list[dict[str, Any]]:
+        from gpufabric.clouds.oci.live import kebab, pages
+
+        return [kebab(item) for item in pages(f"{what} in {self.region}", fn)]
+
+    def read(self, compartment: str, zone: str) -> list[tuple[str, Any]]:
+        """The documents `capacity` reads: the bare-metal hosts of every ACTIVE (or UPDATING) capacity
+        topology in the availability domain, else the compute hosts there."""
+        compute = self.compute
+        topologies = [
+            t["id"]
+            for t in self._all(
+                "ListComputeCapacityTopologies",
+                lambda **page: compute.list_compute_capacity_topologies(
+                    compartment, availability_domain=zone, **page
+                ),
+            )
+            if t.get("lifecycle-state") in ("ACTIVE", "UPDATING")
+        ]
+        if topologies:
+            what = "ListComputeCapacityTopologyComputeBareMetalHosts"
+            hosts = [
+                host
+                for topology in topologies
+                for host in self._all(
+                    f"{what} {topology}",
+                    lambda topology=topology, **page: (
+                        compute.list_compute_capacity_topology_compute_bare_metal_hosts(
+                            topology, availability_domain=zone, **page
+                        )
+                    ),
+                )
+            ]
+            return [(f"oci {what}", {"data": {"items": hosts}})]
+        hosts = self._all(
+            "ListComputeHosts",
+            lambda **page: compute.list_compute_hosts(
+                compartment, availability_domain=zone, **page
+            ),
+        )
+        return [("oci ListComputeHosts", {"data": {"items": hosts}})]
+
+
 def read_live(cfg: OciStackConfig) -> list[tuple[str, Any]]:
-    raise UserError(
-        "OCI capacity is read from saved OCI CLI output: --from FILE, the output of "
-        "oci compute capacity-topology bare-metal-host list --capacity-topology-id T --all "
-        "(or oci compute compute-host list --compartment-id C --all)"
-    )
+    if cfg.oci.compartment_id is None:
+        raise UserError(
+            "gpufabric:oci.compartmentId: not set; needed to read the compartment's capacity"
+        )
+    return CapacityClient(cfg.region).read(cfg.oci.compartment_id, cfg.zone)
 
 
 def capacity_for(cfg: OciStackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:

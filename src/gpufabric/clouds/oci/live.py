@@ -25,6 +25,41 @@ def kebab(model: Any) -> dict[str, Any]:
     return {key.replace("_", "-"): value for key, value in oci.util.to_dict(model).items()}
 
 
+def sdk_config(region: str, what: str) -> dict[str, Any]:
+    """The OCI SDK's config (~/.oci/config, profile DEFAULT or $OCI_CLI_PROFILE) for `region`;
+    a missing file or profile is one line."""
+    require("oci", what)
+    import oci
+
+    try:
+        config = oci.config.from_file(profile_name=os.environ.get("OCI_CLI_PROFILE", "DEFAULT"))
+    except (oci.exceptions.ConfigFileNotFound, oci.exceptions.ProfileNotFound) as exc:
+        raise UserError(f"{what}: {str(exc).splitlines()[0]}") from None
+    return {**config, "region": region}
+
+
+def pages(what: str, fn: Callable[..., Any]) -> list[Any]:
+    """Every page of an OCI list call (or the one answer of a get call): a list answer, or a
+    collection's `items`; a service error is one line naming `what`."""
+    import oci
+
+    items: list[Any] = []
+    page: str | None = None
+    try:
+        while True:
+            response = fn(page=page) if page else fn()
+            data = response.data
+            if isinstance(getattr(data, "items", None), list):  # a collection
+                data = data.items
+            items += data if isinstance(data, list) else [data]
+            page = getattr(response, "next_page", None)
+            if not page:
+                return items
+    except oci.exceptions.ServiceError as exc:
+        message = str(exc.message or exc.code).splitlines()[0]
+        raise UserError(f"oci {what}: {exc.status} {message}") from None
+
+
 class OciApi:
     """The three OCI clients node discovery needs; errors are one line naming the call."""
 
@@ -37,16 +72,9 @@ class OciApi:
     ) -> None:
         self.region = region
         if compute_management is None or compute is None or network is None:
-            require("oci", "OCI node discovery")
             import oci
 
-            try:
-                config = oci.config.from_file(
-                    profile_name=os.environ.get("OCI_CLI_PROFILE", "DEFAULT")
-                )
-            except (oci.exceptions.ConfigFileNotFound, oci.exceptions.ProfileNotFound) as exc:
-                raise UserError(f"oci discovery: {str(exc).splitlines()[0]}") from None
-            config = {**config, "region": region}
+            config = sdk_config(region, "OCI node discovery")
             compute_management = compute_management or oci.core.ComputeManagementClient(config)
             compute = compute or oci.core.ComputeClient(config)
             network = network or oci.core.VirtualNetworkClient(config)
@@ -54,21 +82,7 @@ class OciApi:
 
     def _call(self, what: str, fn: Callable[..., Any]) -> list[Any]:
         """Every page of a list call (or the one answer of a get call)."""
-        import oci
-
-        items: list[Any] = []
-        page: str | None = None
-        try:
-            while True:
-                response = fn(page=page) if page else fn()
-                data = response.data
-                items += data if isinstance(data, list) else [data]
-                page = getattr(response, "next_page", None)
-                if not page:
-                    return items
-        except oci.exceptions.ServiceError as exc:
-            message = str(exc.message or exc.code).splitlines()[0]
-            raise UserError(f"oci {what} in {self.region}: {exc.status} {message}") from None
+        return pages(f"{what} in {self.region}", fn)
 
     def pool_instances(self, compartment: str, pool_id: str) -> list[dict[str, Any]]:
         found = self._call(

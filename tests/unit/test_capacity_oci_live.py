@@ -1,0 +1,131 @@
+"""OCI capacity read live: the SDK's own models from fake ComputeClients, every page followed,
+the capacity topology's bare-metal hosts (or the compute hosts without one) read as the CLI's
+JSON; SDK errors are one line."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from tests.unit import capacity_shapes as shapes
+
+from gpufabric.capacity.choose import choose
+from gpufabric.errors import UserError
+
+oci = pytest.importorskip("oci")
+from gpufabric.clouds.oci import capacity  # noqa: E402
+
+ZONE = "Uocm:US-ASHBURN-AD-1"
+COMPARTMENT = "ocid1.compartment.oc1..aaaa"
+TOPOLOGY = "ocid1.computecapacitytopology.oc1.iad.t1"
+
+
+def _page(items: list[Any], collection: Any, next_page: str | None = None) -> Any:
+    return SimpleNamespace(data=collection(items=items), next_page=next_page)
+
+
+def _bm(i: int, block: str, details: str = "AVAILABLE", instance: str | None = None) -> Any:
+    return oci.core.models.ComputeBareMetalHostSummary(
+        id=f"ocid1.computebaremetalhost.{i}", compute_capacity_topology_id=TOPOLOGY,
+        compute_hpc_island_id="ocid1.computehpcisland.1", compute_network_block_id=block,
+        compute_local_block_id="ocid1.computelocalblock.1", instance_id=instance,
+        instance_shape=shapes.OCI_SHAPE, lifecycle_state="ACTIVE", lifecycle_details=details)  # fmt: skip
+
+
+def _host(i: int, block: str, state: str = "AVAILABLE", health: str = "HEALTHY") -> Any:
+    return oci.core.models.ComputeHostSummary(
+        id=f"ocid1.computehost.{i}", availability_domain=ZONE, compartment_id=COMPARTMENT,
+        hpc_island_id="ocid1.computehpcisland.2", network_block_id=block,
+        local_block_id="ocid1.computelocalblock.2", shape=shapes.OCI_SHAPE, health=health,
+        lifecycle_state=state)  # fmt: skip
+
+
+class FakeCompute:
+    """Two pages of each list; records every call with its arguments."""
+
+    def __init__(self, topologies: list[Any], bare_metal: list[Any], hosts: list[Any]) -> None:
+        self.topologies, self.bare_metal, self.hosts = topologies, bare_metal, hosts
+        self.calls: list[tuple[str, str, dict[str, Any]]] = []
+
+    def _two_pages(self, items: list[Any], collection: Any, page: str | None) -> Any:
+        half = len(items) // 2
+        if page is None:
+            return _page(items[:half], collection, "p2")
+        return _page(items[half:], collection)
+
+    def list_compute_capacity_topologies(self, compartment_id: str, **kw: Any) -> Any:
+        self.calls.append(("topologies", compartment_id, kw))
+        models = oci.core.models
+        return self._two_pages(
+            self.topologies, models.ComputeCapacityTopologyCollection, kw.get("page")
+        )
+
+    def list_compute_capacity_topology_compute_bare_metal_hosts(
+        self, topology_id: str, **kw: Any
+    ) -> Any:
+        self.calls.append(("bare-metal", topology_id, kw))
+        models = oci.core.models
+        return self._two_pages(
+            self.bare_metal, models.ComputeBareMetalHostCollection, kw.get("page")
+        )
+
+    def list_compute_hosts(self, compartment_id: str, **kw: Any) -> Any:
+        self.calls.append(("hosts", compartment_id, kw))
+        return self._two_pages(self.hosts, oci.core.models.ComputeHostCollection, kw.get("page"))
+
+
+def _topology(tid: str, state: str) -> Any:
+    return oci.core.models.ComputeCapacityTopologySummary(
+        id=tid, availability_domain=ZONE, compartment_id=COMPARTMENT, lifecycle_state=state
+    )
+
+
+def test_live_reads_every_page_of_the_capacity_topology_hosts() -> None:
+    bare_metal = [_bm(i, "nb1") for i in range(5)] + [_bm(5, "nb1", instance="ocid1.instance.x")]
+    bare_metal += [_bm(6, "nb2"), _bm(7, "nb2", "DEGRADED")]
+    topologies = [_topology(TOPOLOGY, "ACTIVE"), _topology("ocid1.gone", "DELETED")]
+    fake = FakeCompute(topologies, bare_metal, [])
+    docs = capacity.CapacityClient("us-ashburn-1", fake).read(COMPARTMENT, ZONE)
+    cap = capacity.capacity(docs, shapes.OCI_SHAPE, "live")
+    units = {u.id: u for u in cap.units}
+    # both pages read: 5 free hosts on nb1 (the sixth holds an instance); nb2 has a DEGRADED host
+    assert units["nb1"].free == 5 and units["nb1"].group == "ocid1.computehpcisland.1"
+    assert not units["nb2"].healthy
+    assert choose(cap, 4).units[0].id == "nb1"
+    topo_calls = [(what, kw.get("page")) for what, _, kw in fake.calls if what == "topologies"]
+    assert topo_calls == [("topologies", None), ("topologies", "p2")]
+    bm_calls = [(who, kw.get("page")) for what, who, kw in fake.calls if what == "bare-metal"]
+    assert bm_calls == [(TOPOLOGY, None), (TOPOLOGY, "p2")]  # the DELETED topology is not read
+    assert all(kw.get("availability_domain") == ZONE for _, _, kw in fake.calls)
+    assert not [c for c in fake.calls if c[0] == "hosts"]
+
+
+def test_live_without_a_capacity_topology_reads_the_compute_hosts() -> None:
+    hosts = [_host(i, "nb3") for i in range(3)] + [_host(3, "nb3", "OCCUPIED")]
+    hosts += [_host(4, "nb4"), _host(5, "nb4", health="UNHEALTHY")]
+    fake = FakeCompute([], [], hosts)
+    docs = capacity.CapacityClient("us-ashburn-1", fake).read(COMPARTMENT, ZONE)
+    assert [origin for origin, _ in docs] == ["oci ListComputeHosts"]
+    units = {u.id: u for u in capacity.capacity(docs, shapes.OCI_SHAPE, "live").units}
+    assert units["nb3"].free == 3 and units["nb3"].healthy
+    assert not units["nb4"].healthy and units["nb4"].note == "1 UNHEALTHY host(s)"
+    calls = [(what, who, kw.get("page")) for what, who, kw in fake.calls if what == "hosts"]
+    assert calls == [("hosts", COMPARTMENT, None), ("hosts", COMPARTMENT, "p2")]
+
+
+def test_live_service_errors_are_one_line() -> None:
+    class Refusing(FakeCompute):
+        def list_compute_capacity_topologies(self, compartment_id: str, **kw: Any) -> Any:
+            raise oci.exceptions.ServiceError(404, "NotAuthorizedOrNotFound", {}, "denied\nmore")
+
+    with pytest.raises(UserError) as err:
+        capacity.CapacityClient("us-ashburn-1", Refusing([], [], [])).read(COMPARTMENT, ZONE)
+    message = str(err.value)
+    assert message == "oci ListComputeCapacityTopologies in us-ashburn-1: 404 denied"
+
+
+def test_read_live_needs_the_compartment() -> None:
+    cfg = SimpleNamespace(oci=SimpleNamespace(compartment_id=None), region="r", zone=ZONE)
+    with pytest.raises(UserError, match=r"gpufabric:oci\.compartmentId: not set"):
+        capacity.read_live(cfg)  # type: ignore[arg-type]
