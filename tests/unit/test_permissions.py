@@ -175,8 +175,8 @@ OCI_TYPES = {
 }  # fmt: skip
 
 
-def oci_statements() -> list[str]:
-    lines = (PERMS / "oci" / "deploy.policy").read_text().splitlines()
+def oci_statements(name: str = "deploy") -> list[str]:
+    lines = (PERMS / "oci" / f"{name}.policy").read_text().splitlines()
     return [line for line in lines if line.strip() and not line.startswith("#")]
 
 
@@ -192,6 +192,24 @@ def test_oci_policy_statements_parse_and_stay_in_the_compartment() -> None:
     assert objects and all("where target.bucket.name" in s for s in objects)
     assert not any("all-resources" in s for s in statements)
     assert OCI_STATEMENT.fullmatch("Allow group g to manage all-resources in tenancy") is None
+
+
+def test_oci_fabric_policy_only_reads_in_the_compartment() -> None:
+    statements, kinds = oci_statements("fabric"), set()
+    assert statements
+    for line in statements:
+        match = OCI_STATEMENT.fullmatch(line)
+        assert match, f"oci/fabric.policy: not a policy statement: {line}"
+        group, verb, kind, where = match[2], match[3], match[4], match[5]
+        assert (group, verb, where, match[6]) == ("gpufabric-fabric", "read", "gpufabric", None)
+        kinds.add(kind)
+    assert kinds == {"compute-management-family", "instance-family", "virtual-network-family"}
+
+
+def test_nebius_fabric_identity_only_views_its_project() -> None:
+    doc = yaml.safe_load((PERMS / "nebius" / "fabric.yaml").read_text())
+    assert doc["scope"] == "project" and doc["roles"] == ["viewer"]
+    assert doc["serviceAccount"] != "gpufabric-deploy"
 
 
 def test_nebius_deploy_identity_is_project_scoped_and_no_admin() -> None:
