@@ -142,13 +142,6 @@ def test_components_refuse_another_clouds_type() -> None:
     assert NebiusClusterArgs(config=ncfg, instance=lookup(ncfg.instance_type)).config is ncfg
 
 
-def test_component_refuses_unvalidated_storage() -> None:
-    cfg = plan_for("nebius-h100").config
-    bad = cfg.model_copy(update={"nebius": cfg.nebius.model_copy(update={"ssh_public_key": None})})
-    with pytest.raises(ValueError, match="ssh_public_key: required"):
-        nebius_check(bad, lookup(cfg.instance_type))
-
-
 def test_nebius_h200_without_a_fabric_goes_on_the_h200_fabric_of_the_region() -> None:
     plan = plan_for(
         "nebius-h100",

@@ -42,7 +42,7 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("max per set zero", {"gpufabric:azure": {**AZ, "maxVmsPerScaleSet": 0}}, "gpufabric:azure.maxVmsPerScaleSet", "greater than or equal to 1"),
     ("allowSplit not a bool", {"gpufabric:azure": {**AZ, "allowSplit": "no"}}, "gpufabric:azure.allowSplit", "boolean"),
     ("bad image urn", {"gpufabric:azure": {**AZ, "image": "ubuntu-hpc:2204"}}, "gpufabric:azure.image", "publisher:offer:sku:version"),
-    ("ssh key missing", {"gpufabric:azure": {}}, "gpufabric:azure.sshPublicKey", "required on Azure"),
+    ("ssh key missing", {"gpufabric:azure": {}}, "gpufabric:azure.sshPublicKey", "not set; required: the admin user"),
     ("ssh key not a key", {"gpufabric:azure": {"sshPublicKey": "hunter2"}}, "gpufabric:azure.sshPublicKey", "OpenSSH public key"),
     ("admin user root", {"gpufabric:azure": {**AZ, "adminUsername": "root"}}, "gpufabric:azure.adminUsername", "reserved"),
     ("resource group ends in a dot", {"gpufabric:azure": {**AZ, "resourceGroup": "rg."}}, "gpufabric:azure.resourceGroup", "not ending in '.'"),

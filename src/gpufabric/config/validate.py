@@ -95,3 +95,14 @@ def _check_network(cfg: StackConfig) -> None:
             net.fabric_subnet,
             f"too small for {cfg.nodes} nodes (the cloud reserves addresses in every subnet)",
         )
+
+
+def refuse_flow_logs(cfg: StackConfig, cloud: str) -> None:
+    """For a cloud where gpufabric sets up no flow logs: the key is a mistake, not a no-op."""
+    flow = cfg.network.flow_logs
+    if flow is not None:
+        raise ConfigError(
+            "gpufabric:network.flowLogs",
+            {"destination": flow.destination},
+            f"not available on {cloud} in gpufabric; remove it",
+        )

@@ -107,9 +107,7 @@ def _vm_profile(
     cfg: AzureStackConfig, net: AzureNetwork, part: Partition
 ) -> compute.VirtualMachineScaleSetVMProfileArgs:
     user = cfg.azure.admin_username
-    key = cfg.azure.ssh_public_key
-    if key is None:  # validate_azure requires it; this guards direct use of the component
-        raise ValueError("AzureClusterArgs.config: azure.ssh_public_key is required")
+    key = cfg.azure.ssh_public_key  # required by the model
     return compute.VirtualMachineScaleSetVMProfileArgs(
         storage_profile=compute.VirtualMachineScaleSetStorageProfileArgs(
             image_reference=image_reference(cfg),

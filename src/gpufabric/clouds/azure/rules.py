@@ -55,12 +55,6 @@ def check(cfg: AzureStackConfig, itype: InstanceType) -> None:
     _check_network(cfg)
     _check_nodes(cfg)
     _check_capacity(cfg, itype)
-    if cfg.azure.ssh_public_key is None:
-        raise ConfigError(
-            "gpufabric:azure.sshPublicKey",
-            None,
-            "required on Azure: the admin user's OpenSSH public key (password login stays off)",
-        )
     if cfg.root_volume.kms_key_id is not None:
         raise ConfigError(
             "gpufabric:rootVolume.kmsKeyId",

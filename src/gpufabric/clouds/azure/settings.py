@@ -50,8 +50,10 @@ class AzureSettings(ConfigModel):
     """May a cluster larger than one scale set become several sets (several IB partitions, no
     InfiniBand between them)? Off by default: one job cannot span partitions."""
     admin_username: str = "azureuser"
-    ssh_public_key: str | None = None
-    """Public key for admin_username (password login is always off). Required on Azure."""
+    ssh_public_key: str = Field(
+        description="the admin user's OpenSSH public key (password login stays off)"
+    )
+    """Public key for admin_username (password login is always off)."""
 
     @field_validator("image")
     @classmethod
@@ -84,12 +86,12 @@ class AzureSettings(ConfigModel):
 
     @field_validator("ssh_public_key")
     @classmethod
-    def _key_format(cls, value: str | None) -> str | None:
-        if value is not None and not _SSH_KEY_RE.match(value.strip()):
+    def _key_format(cls, value: str) -> str:
+        if not _SSH_KEY_RE.match(value.strip()):
             raise ValueError(
                 "must be an OpenSSH public key line (ssh-ed25519 / ssh-rsa / ecdsa-sha2-*)"
             )
-        return value.strip() if value is not None else None
+        return value.strip()
 
     @property
     def image_urn(self) -> tuple[str, str, str, str] | None:
@@ -134,7 +136,7 @@ AzureStorage = Annotated[AzureManagedLustreConfig | NoStorage, Field(discriminat
 class AzureStackConfig(StackConfig):
     """A stack on Azure: the common keys, `gpufabric:azure` and Azure's storage types."""
 
-    azure: AzureSettings = AzureSettings()
+    azure: AzureSettings = Field(description="sshPublicKey (gpufabric:azure)")
     storage: AzureStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
 
 

@@ -37,7 +37,6 @@ class GcpCluster(pulumi.ComponentResource):
         super().__init__("gpufabric:gcp:Cluster", name, None, opts)
         cfg, itype = args.config, args.instance
         _check_args(cfg, itype)
-        assert cfg.gcp.project is not None
         host_mtu, mtu = vpc_mtus(cfg, itype)
         labels = {CLUSTER_LABEL: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
 
@@ -93,8 +92,6 @@ class GcpCluster(pulumi.ComponentResource):
 def _check_args(cfg: GcpStackConfig, itype: InstanceType) -> None:
     """Constructor checks, naming the bad input (the config was validated once already)."""
     check_instance("GcpClusterArgs", "gcp", cfg.instance_type, itype)
-    if cfg.gcp.project is None:
-        raise ValueError("GcpClusterArgs.config.gcp.project: required on GCP")
     provider_project = pulumi.Config("gcp").get("project")
     if provider_project and provider_project != cfg.gcp.project:
         raise pulumi.RunError(

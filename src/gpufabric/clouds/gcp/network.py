@@ -80,7 +80,6 @@ def vpc_mtus(cfg: GcpStackConfig, itype: InstanceType) -> tuple[int, int]:
 def build_network(
     cfg: GcpStackConfig, itype: InstanceType, labels: dict[str, str], parent: pulumi.Resource
 ) -> GcpNetwork:
-    assert cfg.gcp.project is not None
     opts = pulumi.ResourceOptions(parent=parent)
     project = cfg.gcp.project
     host_mtu, mtu = vpc_mtus(cfg, itype)

@@ -67,10 +67,6 @@ def check_flow_logs(cfg: GcpStackConfig) -> None:
 
 def check(cfg: GcpStackConfig, itype: InstanceType) -> None:
     check_flow_logs(cfg)
-    if cfg.gcp.project is None:
-        raise ConfigError(
-            "gpufabric:gcp.project", None, "required on GCP: the project id (same as gcp:project)"
-        )
     _check_zone(cfg)
     _check_capacity(cfg, itype)
     _check_placement(cfg, itype)

@@ -33,8 +33,8 @@ TopologyDistance = Literal["CLUSTER", "BLOCK", "SUBBLOCK"]
 class GcpSettings(ConfigModel):
     """`gpufabric:gcp`: what only GCP has."""
 
-    project: str | None = None
-    """The project that owns every resource (the same value as gcp:project). Required on GCP."""
+    project: str = Field(description="the project id (same as gcp:project)")
+    """The project that owns every resource (the same value as gcp:project)."""
     image: ImageName = DEFAULT_IMAGE
     boot_disk_type: BootDiskType = "hyperdisk-balanced"
     gpu_cidr: Cidr = "10.128.0.0/16"
@@ -55,8 +55,8 @@ class GcpSettings(ConfigModel):
 
     @field_validator("project")
     @classmethod
-    def _project_format(cls, value: str | None) -> str | None:
-        if value is not None and not _PROJECT_RE.match(value):
+    def _project_format(cls, value: str) -> str:
+        if not _PROJECT_RE.match(value):
             raise ValueError(
                 "must be a project id: 6-30 lowercase letters, digits or '-', "
                 "starting with a letter"
@@ -138,7 +138,7 @@ GcpStorage = Annotated[
 class GcpStackConfig(StackConfig):
     """A stack on GCP: the common keys, `gpufabric:gcp` and GCP's storage types."""
 
-    gcp: GcpSettings = GcpSettings()
+    gcp: GcpSettings = Field(description="project (gpufabric:gcp)")
     storage: GcpStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
 
 

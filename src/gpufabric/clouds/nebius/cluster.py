@@ -157,17 +157,9 @@ class NebiusCluster(pulumi.ComponentResource):
 def _check_args(cfg: NebiusStackConfig, itype: InstanceType) -> tuple[str, str]:
     """The component may be used without the CLI's validation: refuse what cannot work."""
     check_instance("NebiusClusterArgs", "nebius", cfg.instance_type, itype)
-    settings = cfg.nebius
-    if settings.project_id is None:
-        raise ValueError("NebiusClusterArgs.config.nebius.project_id: required on Nebius")
-    if settings.ssh_public_key is None:
-        raise ValueError("NebiusClusterArgs.config.nebius.ssh_public_key: required on Nebius")
-    if cfg.storage.type not in ("nebius-filesystem", "none"):
-        raise ValueError(
-            f"NebiusClusterArgs.config: storage type {cfg.storage.type} is not a Nebius one"
-        )
-    # the named fabric, checked against the platform and region, or the only one there is
-    return settings.project_id, fabric_for(cfg, facts.of(itype).platform)
+    # project and key are required by the model, like the storage types it allows; the named
+    # fabric is checked against the platform and region, or the only one there is is taken
+    return cfg.nebius.project_id, fabric_for(cfg, facts.of(itype).platform)
 
 
 def build(cfg: NebiusStackConfig) -> ClusterOutputs:

@@ -13,6 +13,7 @@ from gpufabric.clouds.nebius import facts
 from gpufabric.clouds.nebius.fabrics import fabric_for
 from gpufabric.clouds.nebius.settings import NebiusStackConfig
 from gpufabric.config.model import NoStorage
+from gpufabric.config.validate import refuse_flow_logs
 from gpufabric.errors import ConfigError
 
 # [P] pulumi-nebius compute_v1_filesystem.py: block_size_bytes 4 KiB-128 KiB, a power of 2
@@ -23,26 +24,8 @@ _MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")
 _RESERVATION_RE = re.compile(r"^[a-z][a-z0-9-]{2,62}$")
 
 
-def check_flow_logs(cfg: NebiusStackConfig) -> None:
-    """gpufabric does not set up flow logs on Nebius."""
-    flow = cfg.network.flow_logs
-    if flow is not None:
-        raise ConfigError(
-            "gpufabric:network.flowLogs",
-            {"destination": flow.destination},
-            "not available on nebius in gpufabric; remove it",
-        )
-
-
 def check(cfg: NebiusStackConfig, itype: InstanceType) -> None:
-    check_flow_logs(cfg)
-    settings = cfg.nebius
-    for key, value, what in (
-        ("projectId", settings.project_id, "the project that owns every resource"),
-        ("sshPublicKey", settings.ssh_public_key, "the admin public key for the nodes"),
-    ):
-        if value is None:
-            raise ConfigError(f"gpufabric:nebius.{key}", None, f"required on Nebius: {what}")
+    refuse_flow_logs(cfg, "nebius")
     _check_region(cfg)
     fabric_for(cfg, facts.of(itype).platform)  # the fabric holds this platform in this region
     if cfg.node_group != "instances":

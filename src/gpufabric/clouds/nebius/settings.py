@@ -35,15 +35,15 @@ FilesystemType = Literal["NETWORK_SSD", "NETWORK_HDD", "WEKA", "VAST"]
 class NebiusSettings(ConfigModel):
     """`gpufabric:nebius`: what only Nebius has."""
 
-    project_id: str | None = None
-    """The project (parent_id of every resource), e.g. project-e00abc123. Required."""
+    project_id: str = Field(description="the project that owns every resource")
+    """The project (parent_id of every resource), e.g. project-e00abc123."""
     infiniband_fabric: str | None = None
     """The GPU cluster's InfiniBand fabric (e.g. fabric-3); it ties the cluster to a region and
     platform (fabrics.yaml). Unset: the only published fabric for the platform in the region;
     where there are several (H100 in eu-north1), name the one that holds your capacity."""
     image_family: ImageName = DEFAULT_IMAGE_FAMILY
-    ssh_public_key: str | None = None
-    """Public key of admin_username, written by cloud-init. Required."""
+    ssh_public_key: str = Field(description="the admin public key for the nodes")
+    """Public key of admin_username, written by cloud-init."""
     admin_username: str = "ubuntu"
     public_ip: StrictBool = False
     """Public addresses on the nodes (off: reach them through a bastion or VPN). The policy
@@ -51,8 +51,8 @@ class NebiusSettings(ConfigModel):
 
     @field_validator("project_id")
     @classmethod
-    def _project(cls, value: str | None) -> str | None:
-        if value is not None and not _PROJECT_RE.match(value):
+    def _project(cls, value: str) -> str:
+        if not _PROJECT_RE.match(value):
             raise ValueError("must be a Nebius project id like project-e00abc123")
         return value
 
@@ -65,10 +65,10 @@ class NebiusSettings(ConfigModel):
 
     @field_validator("ssh_public_key")
     @classmethod
-    def _ssh_key(cls, value: str | None) -> str | None:
-        if value is not None and ("\n" in value.strip() or not _SSH_KEY_RE.match(value.strip())):
+    def _ssh_key(cls, value: str) -> str:
+        if "\n" in value.strip() or not _SSH_KEY_RE.match(value.strip()):
             raise ValueError("must be one OpenSSH public key line (ssh-ed25519 AAAA... comment)")
-        return None if value is None else value.strip()
+        return value.strip()
 
     @field_validator("admin_username")
     @classmethod
@@ -98,7 +98,7 @@ NebiusStorage = Annotated[NebiusFilesystemConfig | NoStorage, Field(discriminato
 class NebiusStackConfig(StackConfig):
     """A stack on Nebius: the common keys, `gpufabric:nebius` and Nebius's storage types."""
 
-    nebius: NebiusSettings = NebiusSettings()
+    nebius: NebiusSettings = Field(description="projectId and sshPublicKey (gpufabric:nebius)")
     storage: NebiusStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
 
 

@@ -128,8 +128,6 @@ def _launch_details(
     tags: dict[str, str],
 ) -> oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsArgs:
     settings = cfg.oci
-    if settings.ssh_public_key is None or settings.image_id is None:  # validate_oci requires them
-        raise ValueError("OciClusterArgs.config: oci.ssh_public_key and oci.image_id are required")
     metadata: dict[str, pulumi.Input[str]] = {"ssh_authorized_keys": settings.ssh_public_key}
     if cfg.user_data:
         encoded = base64.b64encode(cfg.user_data.encode()).decode()

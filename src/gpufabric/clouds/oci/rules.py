@@ -13,6 +13,7 @@ import re
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.oci.settings import OciStackConfig, ocid_type
 from gpufabric.config.model import NoStorage
+from gpufabric.config.validate import refuse_flow_logs
 from gpufabric.errors import ConfigError
 
 # [P] docs.oracle.com/iaas/Content/lustre/file-system-capacity.htm (docs/sources.md O.4):
@@ -37,27 +38,8 @@ _AD_RE = re.compile(r"^[A-Za-z0-9]{4}:(?P<where>[A-Z0-9-]+)-AD-[1-3]$")
 _REGION_RE = re.compile(r"^[a-z]+-[a-z]+-\d+$")
 
 
-def check_flow_logs(cfg: OciStackConfig) -> None:
-    """gpufabric does not set up flow logs on OCI."""
-    flow = cfg.network.flow_logs
-    if flow is not None:
-        raise ConfigError(
-            "gpufabric:network.flowLogs",
-            {"destination": flow.destination},
-            "not available on oci in gpufabric; remove it",
-        )
-
-
 def check(cfg: OciStackConfig, itype: InstanceType) -> None:
-    check_flow_logs(cfg)
-    settings = cfg.oci
-    for key, value, what in (
-        ("compartmentId", settings.compartment_id, "the compartment OCID for every resource"),
-        ("imageId", settings.image_id, "the GPU image OCID of the region"),
-        ("sshPublicKey", settings.ssh_public_key, "the admin public key for the nodes"),
-    ):
-        if value is None:
-            raise ConfigError(f"gpufabric:oci.{key}", None, f"required on OCI: {what}")
+    refuse_flow_logs(cfg, "oci")
     _check_region_ad(cfg)
     _check_node_group(cfg)
     _check_placement(cfg)

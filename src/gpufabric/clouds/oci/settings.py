@@ -60,12 +60,12 @@ def _ocid(value: str, *types: str) -> str:
 class OciSettings(ConfigModel):
     """`gpufabric:oci`: what only OCI has."""
 
-    compartment_id: str | None = None
-    """Compartment OCID that holds every resource (the tenancy OCID for the root). Required."""
-    image_id: str | None = None
-    """Image OCID for the GPU nodes (an OCI GPU image of the region, with the RDMA drivers). Required."""
-    ssh_public_key: str | None = None
-    """Public key put in every node's metadata (ssh_authorized_keys). Required."""
+    compartment_id: str = Field(description="the compartment OCID for every resource")
+    """Compartment OCID that holds every resource (the tenancy OCID for the root)."""
+    image_id: str = Field(description="the GPU image OCID of the region")
+    """Image OCID for the GPU nodes (an OCI GPU image of the region, with the RDMA drivers)."""
+    ssh_public_key: str = Field(description="the admin public key for the nodes")
+    """Public key put in every node's metadata (ssh_authorized_keys)."""
     hpc_island_id: str | None = None
     """Place every node inside this HPC island (cluster_configuration.hpc_island_id)."""
     network_block_ids: list[str] = []
@@ -76,13 +76,13 @@ class OciSettings(ConfigModel):
 
     @field_validator("compartment_id")
     @classmethod
-    def _compartment(cls, value: str | None) -> str | None:
-        return None if value is None else _ocid(value, "compartment", "tenancy")
+    def _compartment(cls, value: str) -> str:
+        return _ocid(value, "compartment", "tenancy")
 
     @field_validator("image_id")
     @classmethod
-    def _image(cls, value: str | None) -> str | None:
-        return None if value is None else _ocid(value, "image")
+    def _image(cls, value: str) -> str:
+        return _ocid(value, "image")
 
     @field_validator("hpc_island_id")
     @classmethod
@@ -100,10 +100,10 @@ class OciSettings(ConfigModel):
 
     @field_validator("ssh_public_key")
     @classmethod
-    def _ssh_key(cls, value: str | None) -> str | None:
-        if value is not None and ("\n" in value.strip() or not _SSH_KEY_RE.match(value.strip())):
+    def _ssh_key(cls, value: str) -> str:
+        if "\n" in value.strip() or not _SSH_KEY_RE.match(value.strip()):
             raise ValueError("must be one OpenSSH public key line (ssh-ed25519 AAAA... comment)")
-        return None if value is None else value.strip()
+        return value.strip()
 
 
 class OciLustreConfig(ConfigModel):
@@ -130,7 +130,7 @@ OciStorage = Annotated[OciLustreConfig | NoStorage, Field(discriminator="type")]
 class OciStackConfig(StackConfig):
     """A stack on OCI: the common keys, `gpufabric:oci` and OCI's storage types."""
 
-    oci: OciSettings = OciSettings()
+    oci: OciSettings = Field(description="compartmentId, imageId and sshPublicKey (gpufabric:oci)")
     storage: OciStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
 
 
