@@ -131,23 +131,49 @@ def plan(
 def check(
     stack: StackOpt,
     landed: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--landed",
             help="Where the nodes landed: the topology source's recorded input for this cloud "
-            "(as `gpufabric topology discover --source CLOUD --input` reads it)",
+            "(as `gpufabric topology discover --source CLOUD --input` reads it); without it, "
+            "the nodes are found and placed live",
         ),
-    ],
+    ] = None,
+    outputs_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--outputs",
+            help="Without --landed: the stack's saved `pulumi stack output --json "
+            "--show-secrets` (default: ask the Pulumi CLI)",
+        ),
+    ] = None,
     from_files: FromOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON")] = False,
 ) -> None:
     """After `up`: which nodes landed outside the reservations / blocks the stack names."""
     from gpufabric.capacity.check import landed_outside
-    from gpufabric.topology.load import load
 
-    cfg, _path, _raw = _stack(stack)
-    topology = load(cfg.instance.cloud, landed, region=cfg.region)  # local errors first
+    cfg, path, _raw = _stack(stack)
     planned = _reader(cfg.instance.cloud).planned_ids(cfg)
+    if landed is not None:
+        from gpufabric.topology.load import load
+
+        if outputs_file is not None:
+            raise UserError("--outputs is read without --landed only: give one of them")
+        topology = load(cfg.instance.cloud, landed, region=cfg.region)  # local errors first
+    else:
+        from gpufabric.capacity.landed import landed as landed_live
+        from gpufabric.capacity.landed import stack_outputs
+
+        outputs = stack_outputs(stack, outputs_file, path.parent.parent)
+        if outputs.cluster.cloud != cfg.instance.cloud:
+            raise UserError(
+                f"stack outputs: of a {outputs.cluster.cloud} stack; {stack} is on "
+                f"{cfg.instance.cloud}"
+            )
+        if from_files:
+            _documents(from_files)  # local errors before any live call
+        topology = landed_live(outputs, cfg.region)
     capacity = _read(cfg, from_files)
     result = landed_outside(capacity, planned, topology)
     if as_json:

@@ -39,6 +39,8 @@ class Node:
     instance_id: str = ""
     leaf: str = ""
     """The network node it hangs off, where the cloud says."""
+    path: tuple[str, ...] = ()
+    """The network nodes above it, top-down (its last is `leaf`), where the cloud lists them."""
     nvlink_domain: str = ""
     partition: int | None = None
 

@@ -139,14 +139,15 @@ def match(
                 found.warnings.append(f"{name} ({group.name}): {why}; left out")
                 continue
             topo = (inst.get("resourceStatus") or {}).get("physicalHostTopology")
-            leaf = path_from_topology(topo, origin, name)[-1] if topo else ""
+            path = path_from_topology(topo, origin, name) if topo else ()
             found.add(
                 Node(
                     name=name,
                     address=address,
                     group=group.name,
                     instance_id=_instance_id(inst, origin),
-                    leaf=leaf,
+                    leaf=path[-1] if path else "",
+                    path=path,
                 )
             )
     return found

@@ -82,6 +82,7 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
                     group=group.name,
                     instance_id=str(field(meta, "id") or ""),
                     leaf=path[-1] if path else "",
+                    path=tuple(path or ()),
                 )
             )
     return found
