@@ -76,6 +76,7 @@ READERS = [
     Reader("certify compare", "new", ("{good}", "{input}"), "json"),
     Reader("capacity plan", "from_files", ("-s", "aws-h100", "--from", "{input}"), "json"),
     Reader("capacity check", "landed", ("-s", "aws-h100", "--landed", "{input}"), "json"),
+    Reader("capacity check", "outputs_file", ("-s", "aws-h100", "--outputs", "{input}"), "json"),
     Reader("bundle render", "outputs", ("--outputs", "{input}", "--out", "{out}"), "json"),
     Reader("bundle user-data", "bundle", ("--bundle", "{input}", "--url", "https://x/b.tgz", "--group", "g"), "opaque"),
 ]  # fmt: skip
@@ -96,8 +97,8 @@ NOT_FED = {
     ("lab summary", "recap"): "needs a running lab (root); its reader is nccl's read_text",
     ("bundle render", "wheels"): "a folder of wheels copied into the bundle, unparsed",
     ("bundle fanout", "topology"): "a path handed to clush, which reads it",
-    ("capacity check", "from_files"): "not fed yet: read after --landed, which needs a recorded "
-    "topology of the stack's own nodes",
+    ("capacity check", "from_files"): "not fed yet: read after the landing, which needs a "
+    "recorded topology of the stack's own nodes or its nodes found live",
 }
 
 
