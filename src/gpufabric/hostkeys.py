@@ -17,7 +17,9 @@ import base64
 import binascii
 import re
 import struct
-import sys
+from typing import Annotated
+
+import typer
 
 from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB, read_bytes
@@ -77,29 +79,30 @@ def known_hosts(names: list[str], keys: list[tuple[str, str]]) -> list[str]:
     return [f"{','.join(names)} {kind} {blob}" for kind, blob in keys]
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        if not args:
-            raise UserError(
-                "usage: python -m gpufabric.hostkeys NAME[,ADDRESS...]=CONSOLE_FILE ..."
-            )
-        lines: list[str] = []
-        for arg in args:
-            names, sep, path = arg.partition("=")
-            if not sep or not names or not path:
-                raise UserError(f"{arg!r}: expected NAME[,ADDRESS...]=CONSOLE_FILE")
-            # a console log holds terminal escapes and stray bytes: read through the layer
-            # (regular file, size), decoded leniently
-            raw = read_bytes(path, what="a console log", max_bytes=64 * MiB)
-            text = raw.decode("utf-8", errors="replace")
-            lines += known_hosts(names.split(","), parse_console(text, names.split(",")[0]))
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return UserError.exit_code
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.command()
+def pin(
+    consoles: Annotated[
+        list[str], typer.Argument(metavar="NAME[,ADDRESS...]=CONSOLE_FILE ...", show_default=False)
+    ],
+) -> None:
+    """Print known_hosts lines for each node from its saved serial console output."""
+    lines: list[str] = []
+    for arg in consoles:
+        names, sep, path = arg.partition("=")
+        if not sep or not names or not path:
+            raise UserError(f"{arg!r}: expected NAME[,ADDRESS...]=CONSOLE_FILE")
+        # a console log holds terminal escapes and stray bytes: read through the layer
+        # (regular file, size), decoded leniently
+        raw = read_bytes(path, what="a console log", max_bytes=64 * MiB)
+        text = raw.decode("utf-8", errors="replace")
+        lines += known_hosts(names.split(","), parse_console(text, names.split(",")[0]))
     print("\n".join(lines))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from gpufabric.cli.main import run
+
+    run(app, "python -m gpufabric.hostkeys")

@@ -41,7 +41,12 @@ BASE: dict[str, Any] = {
 
 BAD: list[tuple[str, dict[str, Any], str, str]] = [
     # (case, override, key named, words in the message)
-    ("project missing", {"gpufabric:gcp": {}}, "gpufabric:gcp.project", "not set; required: the project id"),
+    (
+        "project missing",
+        {"gpufabric:gcp": {}},
+        "gpufabric:gcp.project",
+        "not set; required: the project id",
+    ),
     (
         "project malformed",
         {"gpufabric:gcp": {"project": "My_Project"}},

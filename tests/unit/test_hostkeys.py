@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -62,7 +63,21 @@ def test_cli_prints_known_hosts_or_one_line(
 ) -> None:
     log = tmp_path / "console.txt"
     log.write_text(console(keys, 80))
-    assert hostkeys.main([f"node-7,10.0.0.7={log}"]) == 0
-    assert capsys.readouterr().out.count("node-7,10.0.0.7 ") == 3
-    assert hostkeys.main([f"node-7={tmp_path / 'missing'}"]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
+    ok = _cli(f"node-7,10.0.0.7={log}")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.count("node-7,10.0.0.7 ") == 3
+    missing = _cli(f"node-7={tmp_path / 'missing'}")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert missing.stderr.startswith("error: ") and "Traceback" not in missing.stderr
+    usage = _cli()  # no node: the project's one usage line, not a box
+    assert usage.returncode == 2 and usage.stderr.count("\n") == 1, usage.stderr
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gpufabric.hostkeys", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -173,3 +173,13 @@ def test_half_a_ca_is_a_user_error(tmp_path: Path) -> None:
     (tmp_path / certs.CA_CERT).write_text("x")
     with pytest.raises(UserError, match="holds only one of"):
         certs.ensure_ca(tmp_path, "x", 10, passphrase=PW)
+
+
+def test_ca_cli_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CA's CLI runs the project's way: a bad or missing option is one line, exit 2."""
+    assert ca_cli.main(["ensure", "--dir", "/tmp/x", "--cn", "t", "--days", "many"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "--days" in err, err
+    assert ca_cli.main(["crl", "--days", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--dir" in err, err

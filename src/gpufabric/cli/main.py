@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from typer._click.exceptions import ClickException
@@ -82,13 +82,20 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     """Console-script entry point."""
+    run(build(sys.argv[1] if len(sys.argv) > 1 else None), "gpufabric")
+
+
+def run(app: typer.Typer, prog_name: str, argv: list[str] | None = None) -> NoReturn:
+    """Run a Typer app the project's way (also `python -m gpufabric.ipsec.ca` and
+    `python -m gpufabric.hostkeys`): one `error: ...` line and exit 2 for a UserError or a usage
+    error, exit codes in --help, a quiet end when stdout's reader goes away."""
     files.reset_stdin()  # one command: standard input readable once (tests run several)
-    command = typer.main.get_command(build(sys.argv[1] if len(sys.argv) > 1 else None))
+    command = typer.main.get_command(app)
     conventions.add_exit_code_epilogs(command)
     stdout_at_start = conventions.stdout_file()
     code: object = 0
     try:
-        code = command.main(prog_name="gpufabric", standalone_mode=False)
+        code = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except BrokenPipeError:
         conventions.quiet_exit_on_closed_pipe()
     except SystemExit:

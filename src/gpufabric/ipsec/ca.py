@@ -14,40 +14,20 @@ Bad input: one line on stderr, exit 2; the passphrase is never printed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from gpufabric.errors import UserError
-from gpufabric.inputs.files import read_text, reset_stdin
+from gpufabric.inputs.files import read_text
 from gpufabric.ipsec import certs, crl
 from gpufabric.ipsec.members import HOST_NAME, ipv4
 
 PASSPHRASE_ENV = "GPUFABRIC_IPSEC_CA_PASSPHRASE"
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m gpufabric.ipsec.ca")
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    ensure = sub.add_parser("ensure")
-    ensure.add_argument("--dir", type=Path, required=True)
-    ensure.add_argument("--cn", required=True)
-    ensure.add_argument("--days", type=int, required=True)
-    ensure.add_argument("--dry-run", action="store_true")
-    sign = sub.add_parser("sign")
-    sign.add_argument("--dir", type=Path, required=True)
-    sign.add_argument("--identity", required=True)
-    sign.add_argument("--address", action="append", required=True)
-    sign.add_argument("--days", type=int, required=True)
-    revoke = sub.add_parser("crl")
-    revoke.add_argument("--dir", type=Path, required=True)
-    revoke.add_argument("--member", action="append", default=[])
-    revoke.add_argument("--revoke", action="append", default=[])
-    revoke.add_argument("--days", type=int, required=True)
-    revoke.add_argument("--dry-run", action="store_true")
-    return parser
 
 
 def _days(value: int, what: str) -> int:
@@ -56,32 +36,75 @@ def _days(value: int, what: str) -> int:
     return value
 
 
+app = typer.Typer(
+    help="The ipsec role's certificate authority (run with the controller's Python).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+DirOpt = Annotated[Path, typer.Option("--dir", help="The CA's folder")]
+DaysOpt = Annotated[int, typer.Option("--days", help="Validity in days, 1-36500")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would change; change nothing")]
+
+
+def _passphrase() -> bytes:
+    return os.environ.get(PASSPHRASE_ENV, "").encode()
+
+
+@app.command()
+def ensure(
+    directory: DirOpt,
+    cn: Annotated[str, typer.Option("--cn", help="The CA's common name")],
+    days: DaysOpt,
+    dry_run: DryRunOpt = False,
+) -> None:
+    """Create the CA unless it exists: {"created": true|false} on stdout."""
+    created = certs.ensure_ca(
+        directory, cn, _days(days, "--days"), passphrase=_passphrase(), dry_run=dry_run
+    )
+    print(json.dumps({"created": created}))
+
+
+@app.command()
+def sign(
+    directory: DirOpt,
+    identity: Annotated[str, typer.Option("--identity", help="The host's name")],
+    address: Annotated[list[str], typer.Option("--address", help="The host's address (repeat)")],
+    days: DaysOpt,
+) -> None:
+    """Sign the host public key (PEM) on standard input: the host certificate PEM on stdout."""
+    days = _days(days, "--days")
+    if not HOST_NAME.fullmatch(identity):
+        raise UserError(f"--identity: {identity!r} is not a plain host name")
+    addresses = [ipv4(a, f"ipsec: {identity}'s address") for a in address]
+    pem = read_text("-", what="the host's public key (PEM)", max_bytes=64 * 1024)
+    print(certs.sign_public_key(directory, pem, identity, addresses, days,
+                                passphrase=_passphrase()), end="")  # fmt: skip
+
+
+@app.command("crl")
+def revocations(
+    directory: DirOpt,
+    days: DaysOpt,
+    member: Annotated[list[str] | None, typer.Option("--member", help="A member (repeat)")] = None,
+    revoke: Annotated[list[str] | None, typer.Option("--revoke", help="Revoke (repeat)")] = None,
+    dry_run: DryRunOpt = False,
+) -> None:
+    """Rewrite DIR/crl.pem for the members: {"changed": ..., "revoked": [...]} on stdout."""
+    result = crl.update_crl(directory, member or [], passphrase=_passphrase(),
+                            days=_days(days, "--days"), revoke=revoke or [],
+                            dry_run=dry_run)  # fmt: skip
+    print(json.dumps(result))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    reset_stdin()  # one command: standard input readable once
-    passphrase = os.environ.get(PASSPHRASE_ENV, "").encode()
+    """Run the CLI the project's way (gpufabric.cli.main.run); the exit code."""
+    from gpufabric.cli.main import run
+
     try:
-        days = _days(args.days, "--days")
-        if args.cmd == "ensure":
-            created = certs.ensure_ca(
-                args.dir, args.cn, days, passphrase=passphrase, dry_run=args.dry_run
-            )
-            print(json.dumps({"created": created}))
-        elif args.cmd == "sign":
-            if not HOST_NAME.fullmatch(args.identity):
-                raise UserError(f"--identity: {args.identity!r} is not a plain host name")
-            addresses = [ipv4(a, f"ipsec: {args.identity}'s address") for a in args.address]
-            pem = read_text("-", what="the host's public key (PEM)", max_bytes=64 * 1024)
-            print(certs.sign_public_key(args.dir, pem, args.identity, addresses,
-                                        days, passphrase=passphrase), end="")  # fmt: skip
-        else:
-            result = crl.update_crl(args.dir, args.member, passphrase=passphrase, days=days,
-                                    revoke=args.revoke, dry_run=args.dry_run)  # fmt: skip
-            print(json.dumps(result))
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return UserError.exit_code
-    return 0
+        run(app, "python -m gpufabric.ipsec.ca", argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
 
 
 if __name__ == "__main__":
