@@ -110,8 +110,17 @@ def from_docs(outputs: StackOutputs, docs: Sequence[tuple[Path, str, Any]]) -> F
 
 
 def live(outputs: StackOutputs, client: Any = None, *, topology: bool = True) -> Found:
-    del client, topology
-    raise UserError(
-        "live node discovery on Nebius is not implemented; save "
-        f"{CLI} and pass it as discovery_file"
-    )
+    """The stack's nodes through the Nebius SDK (gpufabric.clouds.nebius.live): the project's
+    instances, matched as above (the InfiniBand path is part of each instance)."""
+    from gpufabric.clouds.nebius.live import NebiusApi
+
+    del topology
+    project = outputs.cluster.project
+    if not project:
+        raise UserError("stack outputs: cluster.project: not set; nebius discovery needs it")
+    types.check(ids.ProjectId, project, "stack outputs: cluster.project")
+    api = client if isinstance(client, NebiusApi) else NebiusApi()
+    items = api.list_instances(project)
+    if not items:
+        return Found()  # an empty project: the caller says no nodes were found
+    return match(outputs, [(f"the Nebius API (project {project})", {"items": items})])
