@@ -29,7 +29,7 @@ def _bm(i: int, block: str, details: str = "AVAILABLE", instance: str | None = N
     return oci.core.models.ComputeBareMetalHostSummary(
         id=f"ocid1.computebaremetalhost.{i}", compute_capacity_topology_id=TOPOLOGY,
         compute_hpc_island_id="ocid1.computehpcisland.1", compute_network_block_id=block,
-        compute_local_block_id="ocid1.computelocalblock.1", instance_id=instance,
+        compute_local_block_id=f"lb-{block}", instance_id=instance,
         instance_shape=shapes.OCI_SHAPE, lifecycle_state="ACTIVE", lifecycle_details=details)  # fmt: skip
 
 
@@ -125,7 +125,49 @@ def test_live_service_errors_are_one_line() -> None:
     assert message == "oci ListComputeCapacityTopologies in us-ashburn-1: 404 denied"
 
 
-def test_read_live_needs_the_compartment() -> None:
-    cfg = SimpleNamespace(oci=SimpleNamespace(compartment_id=None), region="r", zone=ZONE)
-    with pytest.raises(UserError, match=r"gpufabric:oci\.compartmentId: not set"):
-        capacity.read_live(cfg)  # type: ignore[arg-type]
+def test_check_places_oci_nodes_by_the_hosts_the_capacity_lists() -> None:
+    """OCI node discovery reports no position: the bare-metal hosts the capacity read lists
+    under each node's instance id place it (island, network block, local block)."""
+    from tests.pulumi.plans import plan_for
+    from tests.unit.test_discovery_oci_live import (
+        FakeCompute as DiscoveryCompute,
+    )
+    from tests.unit.test_discovery_oci_live import (
+        FakeManagement,
+        FakeNetwork,
+        _instances,
+    )
+
+    from gpufabric.capacity.check import landed_outside
+    from gpufabric.capacity.landed import landed
+    from gpufabric.clouds.oci.live import OciApi
+    from gpufabric.stack_outputs import parse
+
+    outputs = parse(plan_for("oci-h100").outputs)
+    api = OciApi(
+        "us-ashburn-1",
+        FakeManagement(_instances(4, str(outputs.cluster.compartment))),
+        DiscoveryCompute(),
+        FakeNetwork(),
+    )
+    blocks = ["nb1", "nb1", "nb2"]  # the fourth node's host is not listed
+    hosts = [
+        _bm(i, b, instance=f"ocid1.instance.oc1.iad.node{i:04d}") for i, b in enumerate(blocks)
+    ]
+    hosts.append(_bm(9, "nb1"))  # a free host
+    fake = FakeCompute([_topology(TOPOLOGY, "ACTIVE")], hosts, [])
+    docs = capacity.CapacityClient("us-ashburn-1", fake).read(COMPARTMENT, ZONE)
+    where = landed(outputs, None, api, positions=capacity.positions(docs))
+    assert {h.name: h.path for h in where.hosts}["inst-0002"] == (
+        "ocid1.computehpcisland.1",
+        "nb2",
+        "lb-nb2",
+    )
+    result = landed_outside(capacity.capacity(docs, shapes.OCI_SHAPE, "live"), ["nb1"], where)
+    assert result.inside == ("inst-0000", "inst-0001")
+    assert result.outside == (
+        ("inst-0002", "lb-nb2"),
+        ("inst-0003", "no position reported"),
+    )
+    with pytest.raises(UserError, match="none with a network position"):
+        landed(outputs, None, api)  # without the capacity's hosts: nothing places them

@@ -4,12 +4,14 @@ topology source (gpufabric.topology.load, as `gpufabric topology discover` reads
 
 Where the cloud's topology source reads live, it places the nodes discovery found (by instance
 id, named as discovery names them); elsewhere the network position discovery itself reports
-(the node's path, or its leaf) places them. A node found with no position is unplaced: `check`
-counts it as outside.
+(the node's path, or its leaf) places them, or else the host the capacity read lists under the
+node's instance id (the reader's `positions`, where the cloud's capacity lists its hosts). A
+node found with no position is unplaced: `check` counts it as outside.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,12 @@ def _topology_reads_live(cloud: str) -> bool:
     )
 
 
-def landed(outputs: StackOutputs, region: str | None, client: Any = None) -> Topology:
+def landed(
+    outputs: StackOutputs,
+    region: str | None,
+    client: Any = None,
+    positions: Mapping[str, tuple[str, ...]] | None = None,
+) -> Topology:
     """The stack's nodes and where they sit (see the module's doc)."""
     from gpufabric import discovery
 
@@ -54,12 +61,16 @@ def landed(outputs: StackOutputs, region: str | None, client: Any = None) -> Top
         placed = {h.name for h in topology.hosts} | set(topology.unplaced)
         missing = tuple(n.name for n in found.nodes if n.name not in placed)
         return replace(topology, unplaced=topology.unplaced + missing)
-    hosts = tuple(
-        Host(n.name, n.path or (n.leaf,), address=n.address, instance_id=n.instance_id or None)
+    where = {
+        n.name: n.path or ((n.leaf,) if n.leaf else (positions or {}).get(n.instance_id, ()))
         for n in found.nodes
-        if n.path or n.leaf
+    }
+    hosts = tuple(
+        Host(n.name, where[n.name], address=n.address, instance_id=n.instance_id or None)
+        for n in found.nodes
+        if where[n.name]
     )
-    unplaced = tuple(n.name for n in found.nodes if not (n.path or n.leaf))
+    unplaced = tuple(n.name for n in found.nodes if not where[n.name])
     if not hosts:
         spec = registry.get(cloud)
         raise UserError(

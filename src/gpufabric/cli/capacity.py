@@ -161,6 +161,7 @@ def check(
         if outputs_file is not None:
             raise UserError("--outputs is read without --landed only: give one of them")
         topology = load(cfg.instance.cloud, landed, region=cfg.region)  # local errors first
+        capacity = _read(cfg, from_files)
     else:
         from gpufabric.capacity.landed import landed as landed_live
         from gpufabric.capacity.landed import stack_outputs
@@ -171,10 +172,12 @@ def check(
                 f"stack outputs: of a {outputs.cluster.cloud} stack; {stack} is on "
                 f"{cfg.instance.cloud}"
             )
-        if from_files:
-            _documents(from_files)  # local errors before any live call
-        topology = landed_live(outputs, cfg.region)
-    capacity = _read(cfg, from_files)
+        reader = _reader(cfg.instance.cloud)
+        docs = _documents(from_files) if from_files else reader.read_live(cfg)
+        positions = reader.positions(docs) if hasattr(reader, "positions") else None
+        topology = landed_live(outputs, cfg.region, positions=positions)
+        source = ", ".join(str(p) for p in from_files) if from_files else "live"
+        capacity = reader.capacity_for(cfg, docs, source)
     result = landed_outside(capacity, planned, topology)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))

@@ -39,6 +39,12 @@ _KEYS = {
         "networkBlockId",
         "network-block-id",
     ),
+    "local": (
+        "computeLocalBlockId",
+        "compute-local-block-id",
+        "localBlockId",
+        "local-block-id",
+    ),
     "instance": ("instanceId", "instance-id"),
     "shape": ("instanceShape", "instance-shape", "shape"),
     "state": ("lifecycleState", "lifecycle-state"),
@@ -190,11 +196,24 @@ class CapacityClient:
 
 
 def read_live(cfg: OciStackConfig) -> list[tuple[str, Any]]:
-    if cfg.oci.compartment_id is None:
-        raise UserError(
-            "gpufabric:oci.compartmentId: not set; needed to read the compartment's capacity"
-        )
     return CapacityClient(cfg.region).read(cfg.oci.compartment_id, cfg.zone)
+
+
+def positions(docs: Sequence[tuple[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """Instance id -> (HPC island, network block, local block) of the host it runs on: where
+    `capacity check` finds the nodes when node discovery reports no position."""
+    found: dict[str, tuple[str, ...]] = {}
+    for origin, doc in docs:
+        for item in _items(doc, origin):
+            instance = _get(item, "instance")
+            path = tuple(_get(item, f) for f in ("island", "block", "local"))
+            if (
+                isinstance(instance, str)
+                and instance
+                and all(isinstance(p, str) and p for p in path)
+            ):
+                found[instance] = path
+    return found
 
 
 def capacity_for(cfg: OciStackConfig, docs: Sequence[tuple[str, Any]], source: str) -> Capacity:
