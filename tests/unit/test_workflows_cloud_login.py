@@ -38,6 +38,7 @@ def run_step(
             "GITHUB_ENV": str(github_env),
             **env,
         },
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=60,
@@ -86,20 +87,25 @@ def test_oci_login_refuses_a_missing_key_and_writes_nothing(tmp_path: Path) -> N
     assert not (tmp_path / "runner-temp" / "oci").exists()
 
 
-NEBIUS_CLI = """#!/bin/bash
-echo "$*" >> "$HOME/nebius-calls"
-case "$*" in *get-access-token*) echo t1.secret-token ;; *) echo "profile created" ;; esac
+# stands in for the job's .venv/bin/python: records its arguments, prints a token
+FAKE_PYTHON = """#!/bin/bash
+echo "$*" >> "$HOME/python-calls"
+echo t1.secret-token
 """
 CREDENTIALS = '{"subject-credentials": {"alg": "RS256", "private-key": "PKCS8-SECRET"}}'
 
 
+def fake_venv(where: Path) -> None:
+    python = where / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+
+
 def test_nebius_key_stays_in_a_private_file_and_the_token_is_masked(tmp_path: Path) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "nebius").write_text(NEBIUS_CLI)
-    (bin_dir / "nebius").chmod(0o755)
+    fake_venv(tmp_path)
     env = {"PROJECT_ID": "project-e00abc", "GPUFABRIC_NEBIUS_CREDENTIALS": CREDENTIALS}
-    result, github_env = run_step("nebius", tmp_path, env, f"{bin_dir}:/usr/bin:/bin")
+    result, github_env = run_step("nebius", tmp_path, env)
     assert result.returncode == 0, result.stderr
     creds = tmp_path / "runner-temp" / "nebius" / "credentials.json"
     assert creds.read_text() == CREDENTIALS
@@ -108,23 +114,31 @@ def test_nebius_key_stays_in_a_private_file_and_the_token_is_masked(tmp_path: Pa
     # the token is masked before anything can print it, and only then exported
     assert result.stdout.splitlines() == ["::add-mask::t1.secret-token"]
     assert github_env.read_text() == "NEBIUS_IAM_TOKEN=t1.secret-token\n"
-    calls = (tmp_path / "nebius-calls").read_text().splitlines()
-    assert calls[0] == (
-        f"profile create --profile gpufabric --endpoint api.nebius.cloud "
-        f"--service-account-file {creds} --parent-id project-e00abc"
-    )
-    assert calls[1] == "--profile gpufabric iam get-access-token"
+    calls = (tmp_path / "python-calls").read_text().splitlines()
+    assert calls == [f"-m gpufabric.clouds.nebius.token {creds}"]
 
 
-def test_nebius_login_needs_the_cli_and_the_credentials(tmp_path: Path) -> None:
+def test_nebius_login_needs_the_venv_and_the_credentials(tmp_path: Path) -> None:
     env = {"PROJECT_ID": "project-e00abc", "GPUFABRIC_NEBIUS_CREDENTIALS": CREDENTIALS}
     (tmp_path / "a").mkdir()
-    result, _ = run_step("nebius", tmp_path / "a", env, "/nonexistent:/usr/bin:/bin")
-    assert result.returncode == 1 and "Nebius CLI (nebius) is not installed" in result.stdout
+    result, _ = run_step("nebius", tmp_path / "a", env)
+    assert result.returncode == 1 and "needs the job's .venv" in result.stdout
     assert not (tmp_path / "a" / "runner-temp" / "nebius").exists()
     (tmp_path / "b").mkdir()
+    fake_venv(tmp_path / "b")
     result, _ = run_step("nebius", tmp_path / "b", {"PROJECT_ID": "project-e00abc"})
     assert result.returncode == 1 and "GPUFABRIC_NEBIUS_CREDENTIALS" in result.stdout
+
+
+def test_a_failed_token_exchange_stops_the_login_with_nothing_exported(tmp_path: Path) -> None:
+    fake_venv(tmp_path)
+    (tmp_path / ".venv" / "bin" / "python").write_text(
+        "#!/bin/bash\necho 'error: refused' >&2\nexit 2\n"
+    )
+    env = {"PROJECT_ID": "project-e00abc", "GPUFABRIC_NEBIUS_CREDENTIALS": CREDENTIALS}
+    result, github_env = run_step("nebius", tmp_path, env)
+    assert result.returncode == 2 and "error: refused" in result.stderr
+    assert github_env.read_text() == "" and "::add-mask::" not in result.stdout
 
 
 def test_deploy_jobs_log_in_to_oci_and_nebius_with_their_own_identity() -> None:
