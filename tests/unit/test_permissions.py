@@ -172,6 +172,7 @@ OCI_STATEMENT = re.compile(
 OCI_TYPES = {
     "virtual-network-family", "compute-management-family", "instance-family",
     "compute-capacity-reservations", "lustre-file-family", "objectstorage-namespaces", "objects",
+    "secret-bundles", "secrets",
 }  # fmt: skip
 
 
@@ -201,9 +202,17 @@ def test_oci_fabric_policy_only_reads_in_the_compartment() -> None:
         match = OCI_STATEMENT.fullmatch(line)
         assert match, f"oci/fabric.policy: not a policy statement: {line}"
         group, verb, kind, where = match[2], match[3], match[4], match[5]
-        assert (group, verb, where, match[6]) == ("gpufabric-fabric", "read", "gpufabric", None)
+        assert (group, where) == ("gpufabric-fabric", "gpufabric")
+        if kind in ("secret-bundles", "secrets"):  # the IPsec CA's one secret, nothing more
+            assert match[6] == " where target.secret.name = 'gpufabric-ipsec-ca'", line
+            assert verb == ("read" if kind == "secret-bundles" else "use"), line
+        else:
+            assert (verb, match[6]) == ("read", None), line
         kinds.add(kind)
-    assert kinds == {"compute-management-family", "instance-family", "virtual-network-family"}
+    assert kinds == {
+        "compute-management-family", "instance-family", "virtual-network-family",
+        "secret-bundles", "secrets",
+    }  # fmt: skip
 
 
 def test_nebius_fabric_identity_only_views_its_project() -> None:

@@ -1,0 +1,106 @@
+"""The IPsec CA store on OCI (python -m gpufabric.clouds.oci.secret, called by the ipsec-ca
+action): the OCI SDK's own models from fake clients; values round-trip through base64; errors
+are one line; an id that is not a secret OCID is refused before any call."""
+
+from __future__ import annotations
+
+import base64
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+from tests.unit.test_workflows import REPO
+
+from gpufabric.errors import UserError
+
+oci = pytest.importorskip("oci")
+from gpufabric.clouds.oci.secret import fetch, store  # noqa: E402
+
+SECRET = "ocid1.vaultsecret.oc1.iad.amaaaaaaexample"
+
+
+class FakeSecrets:
+    def __init__(self, content: str) -> None:
+        self.content, self.calls = content, []
+
+    def get_secret_bundle(self, secret_id: str, **kw: Any) -> Any:
+        self.calls.append((secret_id, kw))
+        details = oci.secrets.models.Base64SecretBundleContentDetails(
+            content_type="BASE64", content=self.content
+        )
+        return SimpleNamespace(data=oci.secrets.models.SecretBundle(secret_bundle_content=details))
+
+
+class FakeVaults:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def update_secret(self, secret_id: str, details: Any) -> Any:
+        self.calls.append((secret_id, details))
+        return SimpleNamespace(data=None)
+
+
+def test_store_then_fetch_round_trips_the_ca_value() -> None:
+    vaults = FakeVaults()
+    store(SECRET, "H4sIAAAAbase64tar==", FakeSecrets(""), vaults)
+    ((secret_id, details),) = vaults.calls
+    assert secret_id == SECRET
+    assert isinstance(details, oci.vault.models.UpdateSecretDetails)
+    content = details.secret_content
+    assert (content.content_type, content.stage) == ("BASE64", "CURRENT")
+    secrets = FakeSecrets(content.content)
+    assert fetch(SECRET, secrets, vaults) == "H4sIAAAAbase64tar=="
+    assert secrets.calls == [(SECRET, {"stage": "CURRENT"})]
+
+
+def test_the_new_marker_comes_back_as_new() -> None:
+    content = base64.b64encode(b"new").decode()
+    assert fetch(SECRET, FakeSecrets(content), FakeVaults()) == "new"
+
+
+def test_service_errors_are_one_line() -> None:
+    class Refusing(FakeSecrets):
+        def get_secret_bundle(self, secret_id: str, **kw: Any) -> Any:
+            raise oci.exceptions.ServiceError(404, "NotAuthorizedOrNotFound", {}, "no\nmore")
+
+    with pytest.raises(UserError) as err:
+        fetch(SECRET, Refusing(""), FakeVaults())
+    assert str(err.value) == f"oci GetSecretBundle {SECRET}: 404 no"
+
+
+def test_a_store_that_is_not_a_secret_ocid_is_refused_before_any_call() -> None:
+    vaults = FakeVaults()
+    with pytest.raises(UserError, match="GPUFABRIC_IPSEC_CA_STORE"):
+        store("vault/name; rm -rf /", "x", FakeSecrets(""), vaults)
+    assert vaults.calls == []
+
+
+def test_content_that_is_not_base64_is_refused() -> None:
+    with pytest.raises(UserError, match="not base64"):
+        fetch(SECRET, FakeSecrets("***"), FakeVaults())
+
+
+def test_the_ipsec_ca_action_uses_it_for_oci() -> None:
+    action = yaml.safe_load((REPO / ".github/actions/ipsec-ca/action.yml").read_text())
+    run = action["runs"]["steps"][0]["run"]
+    assert (
+        'oci/fetch) value=$(.venv/bin/python -m gpufabric.clouds.oci.secret fetch "$STORE")' in run
+    )
+    assert (
+        """oci/store) printf '%s' "$value" | .venv/bin/python -m gpufabric.clouds.oci.secret """
+        'store "$STORE"' in run
+    )
+
+
+def test_the_command_refuses_a_bad_store_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "gpufabric.clouds.oci.secret", "fetch", "not-an-ocid"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: the IPsec CA store (GPUFABRIC_IPSEC_CA_STORE)")
+    assert len(result.stderr.splitlines()) == 1
