@@ -50,6 +50,7 @@ def test_every_filter_is_registered(filters: dict):
         "gpufabric_roce_qos_plans",
         "gpufabric_roce_qos_commands",
         "gpufabric_roce_qos_nccl_env",
+        "gpufabric_topology_node_reports",
     }
 
 
