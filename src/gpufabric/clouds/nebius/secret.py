@@ -22,6 +22,7 @@ import typer
 from gpufabric.clouds.nebius import ids
 from gpufabric.errors import UserError
 from gpufabric.inputs import types
+from gpufabric.inputs.files import MiB, read_text
 
 SecretId = ids.resource_id("mbsec")
 KEY = "ca"
@@ -87,7 +88,7 @@ def fetch_command(secret_id: Annotated[str, typer.Argument(metavar="SECRET_ID")]
 @app.command("store")
 def store_command(secret_id: Annotated[str, typer.Argument(metavar="SECRET_ID")]) -> None:
     """Make the value on standard input the secret's new primary version."""
-    store(secret_id, sys.stdin.read())
+    store(secret_id, read_text("-", what="the CA folder (a base64 tar)", max_bytes=MiB))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import typer
 from gpufabric.errors import UserError
 from gpufabric.extras import require
 from gpufabric.inputs import types
+from gpufabric.inputs.files import MiB, read_text
 
 SecretId = types.matching(
     r"ocid1\.vaultsecret\.[a-z0-9-]+\.[a-z0-9-]*\.[a-z0-9]+",
@@ -97,7 +98,7 @@ def fetch_command(secret_id: Annotated[str, typer.Argument(metavar="SECRET_OCID"
 @app.command("store")
 def store_command(secret_id: Annotated[str, typer.Argument(metavar="SECRET_OCID")]) -> None:
     """Make the value on standard input the secret's new current version."""
-    store(secret_id, sys.stdin.read())
+    store(secret_id, read_text("-", what="the CA folder (a base64 tar)", max_bytes=MiB))
 
 
 if __name__ == "__main__":
