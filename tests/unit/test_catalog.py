@@ -71,3 +71,9 @@ def test_component_instance_check_names_the_bad_input() -> None:
     with pytest.raises(ValueError, match=r"does not match config instanceType p5\.48xlarge"):
         check_instance("AwsClusterArgs", "aws", "p5.48xlarge", lookup("p4d.24xlarge"))
     check_instance("AwsClusterArgs", "aws", "p5.48xlarge", lookup("p5.48xlarge"))
+
+
+def test_a_cloud_s_facts_are_read_as_that_cloud_s_only() -> None:
+    assert aws_facts.of(lookup("p5.48xlarge")).efa_devices == 32
+    with pytest.raises(TypeError, match=r"^a3-megagpu-8g is a gcp type, not one with AwsFacts$"):
+        aws_facts.of(lookup("a3-megagpu-8g"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
@@ -10,6 +10,7 @@ from gpufabric.clouds.registry import CloudName
 from gpufabric.vocabulary import CloudFabric
 
 InTransit = Literal["native", "none", "unconfirmed"]
+Wiring = TypeVar("Wiring", bound=BaseModel)
 
 
 class _Strict(BaseModel):
@@ -41,6 +42,12 @@ class InstanceType(_Strict):
     """The cloud's own facts: the catalog's `<cloud>:` block, typed by the cloud's package
     (gpufabric.clouds.<cloud>.facts; read them with its `of(itype)`)."""
     sources: list[str] = Field(min_length=1)
+
+    def wiring_as(self, model: type[Wiring]) -> Wiring:
+        """The cloud's own facts as `model` (its package's FACTS); TypeError for another cloud's."""
+        if not isinstance(self.wiring, model):
+            raise TypeError(f"{self.name} is a {self.cloud} type, not one with {model.__name__}")
+        return self.wiring
 
     @property
     def fabric_gbps(self) -> int:

@@ -107,28 +107,28 @@ def _parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
             raise ConfigError(full_key, value, f"{hint}unknown key; known keys: {', '.join(known)}")
         values[key] = value
     values["region"] = _region(raw)
-    model = _model(values)
+    model, cloud = _model(values)
     try:
         cfg = model.model_validate(values)
     except ValidationError as exc:
-        raise _one_line(exc, values, model) from None
+        raise _one_line(exc, values, model, cloud) from None
     cfg._instance = lookup(cfg.instance_type)  # the one catalog look-up; cfg.instance from here
     cfg = with_storage_goal(cfg)  # a copy keeps it
     check(cfg)
     return cfg
 
 
-def _model(values: dict[str, Any]) -> type[StackConfig]:
+def _model(values: dict[str, Any]) -> tuple[type[StackConfig], CloudSpec | None]:
     """The config model of the instance type's cloud (its package's settings.CONFIG). Another
     cloud's section is refused here: it is not a key of that model. A missing or misspelt type
     is validated with the common keys alone, so their errors come first, then the
-    did-you-mean of the catalog look-up."""
+    did-you-mean of the catalog look-up. Returns the model and its cloud (None: common keys)."""
     name = values.get("instanceType")
     entry = catalog().get(name) if isinstance(name, str) else None
     if entry is None:
         for section in (*registry.names(), "storage"):
             values.pop(section, None)
-        return StackConfig
+        return StackConfig, None
     for cloud in sorted(registry.names()):
         if cloud != entry.cloud and cloud in values:
             display = registry.get(entry.cloud).display_name
@@ -139,7 +139,7 @@ def _model(values: dict[str, Any]) -> type[StackConfig]:
                 f"{cloud}-only settings; this is {article} {display} stack ({entry.name}): "
                 f"remove the section, use {NAMESPACE}:{entry.cloud}",
             )
-    return registry.module(entry.cloud, "settings").CONFIG
+    return registry.module(entry.cloud, "settings").CONFIG, registry.get(entry.cloud)
 
 
 def _region(raw: Mapping[str, Any]) -> str:
@@ -174,7 +174,10 @@ def _cloud(raw: Mapping[str, Any]) -> CloudSpec | None:
 
 
 def _one_line(
-    exc: ValidationError, values: Mapping[str, Any], model: type[StackConfig]
+    exc: ValidationError,
+    values: Mapping[str, Any],
+    model: type[StackConfig],
+    cloud: CloudSpec | None,
 ) -> ConfigError:
     """The first pydantic error as 'gpufabric:<path>: <value> ...; <what is allowed>'."""
     err = exc.errors(include_url=False)[0]
@@ -188,11 +191,8 @@ def _one_line(
     value: Any = _lookup(values, loc)
     if err["type"] == "missing":
         return MissingConfigError(key, f"required: {_description(model, loc) or 'required'}")
-    if err["type"] == "union_tag_invalid" and model is not StackConfig:
+    if err["type"] == "union_tag_invalid" and cloud is not None:
         tags = re.findall(r"'([^']+)'", str(err.get("ctx", {}).get("expected_tags", "")))
-        cloud = next(
-            s for s in registry.specs() if registry.module(s.name, "settings").CONFIG is model
-        )
         allowed = f"{', '.join(tags[:-1])} or {tags[-1]}" if len(tags) > 1 else "".join(tags)
         return ConfigError(key, value, f"on {cloud.display_name} use {allowed}")
     message = str(err["msg"])

@@ -17,5 +17,4 @@ FACTS = SixthFacts
 
 
 def of(itype: InstanceType) -> SixthFacts:
-    assert isinstance(itype.wiring, SixthFacts)
-    return itype.wiring
+    return itype.wiring_as(SixthFacts)

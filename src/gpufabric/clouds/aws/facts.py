@@ -26,10 +26,8 @@ FACTS = AwsFacts
 
 
 def of(itype: InstanceType) -> AwsFacts:
-    """The aws facts of a aws instance type."""
-    if not isinstance(itype.wiring, AwsFacts):
-        raise TypeError(f"{itype.name} is a {itype.cloud} type, not aws")
-    return itype.wiring
+    """The aws facts of a aws instance type (TypeError for another cloud's)."""
+    return itype.wiring_as(AwsFacts)
 
 
 # EFA interfaces the FSx Lustre client binds per node (kefalnd): on P5 / P5e every 4th EFA

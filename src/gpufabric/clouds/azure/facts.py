@@ -26,10 +26,8 @@ FACTS = AzureFacts
 
 
 def of(itype: InstanceType) -> AzureFacts:
-    """The azure facts of a azure instance type."""
-    if not isinstance(itype.wiring, AzureFacts):
-        raise TypeError(f"{itype.name} is a {itype.cloud} type, not azure")
-    return itype.wiring
+    """The azure facts of a azure instance type (TypeError for another cloud's)."""
+    return itype.wiring_as(AzureFacts)
 
 
 def storage_path(itype: InstanceType, efa: bool) -> tuple[float, str] | None:

@@ -32,10 +32,8 @@ FACTS = GcpFacts
 
 
 def of(itype: InstanceType) -> GcpFacts:
-    """The gcp facts of a gcp instance type."""
-    if not isinstance(itype.wiring, GcpFacts):
-        raise TypeError(f"{itype.name} is a {itype.cloud} type, not gcp")
-    return itype.wiring
+    """The gcp facts of a gcp instance type (TypeError for another cloud's)."""
+    return itype.wiring_as(GcpFacts)
 
 
 def storage_path(itype: InstanceType, efa: bool) -> tuple[float, str]:

@@ -25,7 +25,5 @@ FACTS = NebiusFacts
 
 
 def of(itype: InstanceType) -> NebiusFacts:
-    """The nebius facts of a nebius instance type."""
-    if not isinstance(itype.wiring, NebiusFacts):
-        raise TypeError(f"{itype.name} is a {itype.cloud} type, not nebius")
-    return itype.wiring
+    """The nebius facts of a nebius instance type (TypeError for another cloud's)."""
+    return itype.wiring_as(NebiusFacts)

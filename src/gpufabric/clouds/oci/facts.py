@@ -24,7 +24,5 @@ FACTS = OciFacts
 
 
 def of(itype: InstanceType) -> OciFacts:
-    """The oci facts of a oci instance type."""
-    if not isinstance(itype.wiring, OciFacts):
-        raise TypeError(f"{itype.name} is a {itype.cloud} type, not oci")
-    return itype.wiring
+    """The oci facts of a oci instance type (TypeError for another cloud's)."""
+    return itype.wiring_as(OciFacts)
