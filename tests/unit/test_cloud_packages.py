@@ -129,3 +129,9 @@ def test_more_clouds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(registry.ENVIRONMENT, "sixth")
     with pytest.raises(UserError, match="is not name=package"):
         registry.names()
+    monkeypatch.setenv(registry.ENVIRONMENT, "sixth=no_such_package_here")
+    with pytest.raises(UserError, match=r"^cloud 'sixth': package 'no_such_package_here' cannot"):
+        registry.get("sixth")
+    monkeypatch.setenv(registry.ENVIRONMENT, "sixth=json")  # importable, but not a cloud
+    with pytest.raises(UserError, match=r"^cloud 'sixth': json\.CLOUD must be a CloudSpec"):
+        registry.get("sixth")

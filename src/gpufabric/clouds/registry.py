@@ -91,9 +91,13 @@ def mocks_for_type(token: str) -> ModuleType | None:
 def _spec(name: str, package: str) -> CloudSpec:
     if not package:
         raise UserError(f"cloud {name!r} is not registered; known clouds: {', '.join(names())}")
-    spec = getattr(importlib.import_module(package), "CLOUD", None)
+    try:
+        module = importlib.import_module(package)
+    except ImportError as exc:  # a package GPUFABRIC_CLOUDS names that is not there
+        raise UserError(f"cloud {name!r}: package {package!r} cannot be imported ({exc})") from None
+    spec = getattr(module, "CLOUD", None)
     if not isinstance(spec, CloudSpec) or spec.name != name:
-        raise RuntimeError(f"{package}: CLOUD must be a CloudSpec named {name!r}")
+        raise UserError(f"cloud {name!r}: {package}.CLOUD must be a CloudSpec named {name!r}")
     return spec
 
 
