@@ -19,11 +19,13 @@ short_description: GPU nodes of a gpufabric cluster from Pulumi stack outputs
 description:
   - Reads the JSON that C(pulumi stack output --json --show-secrets) prints (from a file, or by
     running the Pulumi CLI for a stack) and finds the nodes of the node groups it names, in the
-    cloud (AWS EC2, GCP Compute Engine, Azure VM scale sets, each with its own SDK and the
-    usual credentials) or offline in the JSON the cloud's CLI printed.
+    stack's cloud (through that cloud's SDK and its usual credentials) or offline in the JSON
+    the cloud's CLI printed. Each registered cloud brings its own discovery
+    (gpufabric.clouds.<cloud>.discovery); docs/ansible.md lists what each asks and reads.
   - Builds groups C(gpu_nodes) (with the cluster switches C(gpufabric_fabric),
     C(gpufabric_encryption), ... as group variables), C(cluster_<name>), C(leaf_<id>) where the
-    leaf switch is known and C(partition_<n>) for Azure InfiniBand partitions.
+    leaf switch is known and C(partition_<n>) where the cloud splits the fabric into
+    InfiniBand partitions.
   - A node that is not running or has no private address is named in a warning and left out.
   - The inventory file name must end in C(.gpufabric_pulumi.yml) or C(.gpufabric_pulumi.yaml).
 options:
@@ -43,13 +45,9 @@ options:
   discovery_file:
     description:
       - Find the nodes offline in these files instead of asking the cloud; relative to this file.
-      - Each is the JSON the cloud's CLI prints, C(aws ec2 describe-instances --output json)
-        (optionally with C(aws ec2 describe-instance-topology --output json) for the leaves),
-        C(gcloud compute instances list --format=json),
-        C(az vmss nic list -g RG --vmss-name NAME -o json) (one per scale set),
-        on OCI C(oci compute-management instance-pool list-instances) with
-        C(oci compute vnic-attachment list) and the VNICs (C(oci network vnic get)), or
-        C(nebius compute instance list --format json).
+      - Each is the JSON the stack's cloud's CLI prints, the command each cloud's package
+        declares (its CloudSpec's discovery_input, listed in docs/ansible.md); a file another
+        cloud's CLI printed is refused in one line that names the command for the stack's cloud.
     type: list
     elements: str
   leaf_map_file:
@@ -58,17 +56,19 @@ options:
         Wins over the leaves discovery found.
     type: str
   topology:
-    description: Look up each AWS node's leaf switch with describe_instance_topology (live).
+    description:
+      - Live discovery, also look up each node's leaf switch where the cloud's API reports it
+        (the cloud's discovery decides; docs/ansible.md, column leaf).
     type: bool
     default: true
 """
 
 EXAMPLES = r"""
-# aws-h100.gpufabric_pulumi.yml, offline: saved outputs and saved CLI output.
-# Live (the Pulumi CLI and the cloud's credentials): `stack: aws-h100` and no discovery_file.
+# h100.gpufabric_pulumi.yml, offline: saved outputs and what the cloud's CLI printed.
+# Live (the Pulumi CLI and the cloud's credentials): `stack: h100` and no discovery_file.
 plugin: gpufabric_pulumi
-outputs_file: aws-h100.outputs.json
-discovery_file: [describe-instances.json, describe-instance-topology.json]
+outputs_file: h100.outputs.json
+discovery_file: [instances.json]
 """
 
 
