@@ -53,7 +53,7 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
     ("lustre off-step", {"gpufabric:storage": {**AMLFS, "capacityTib": 20}}, "gpufabric:storage.capacityTib", "steps of 8 TiB"),
     ("lustre subnet too small", {"gpufabric:storage": {**AMLFS, "capacityTib": 128}, "gpufabric:network": {"storageSubnet": "10.0.64.0/25"}}, "gpufabric:network.storageSubnet", "/24 or larger"),
     ("lustre maintenance time", {"gpufabric:storage": {**AMLFS, "maintenanceWindow": {"timeOfDayUtc": "25:00"}}}, "gpufabric:storage.maintenanceWindow.timeOfDayUtc", "HH:MM"),
-    ("lustre relative mount point", {"gpufabric:storage": {**AMLFS, "mountPoint": "lustre"}}, "gpufabric:storage.mountPoint", "absolute path"),
+    ("lustre relative mount point", {"gpufabric:storage": {**AMLFS, "mountPoint": "lustre"}}, "gpufabric:storage.mountPoint", "absolute directory"),
     ("lustre without egress", {"gpufabric:network": {"egress": "none"}}, "gpufabric:network.egress", "AzureCloud"),
     ("endpoints egress", {"gpufabric:network": {"egress": "endpoints"}, "gpufabric:storage": {"type": "none"}}, "gpufabric:network.egress", "nat"),
     ("capacity block", {"gpufabric:capacity": {"type": "capacity-block", "reservationId": CRG}}, "gpufabric:capacity.type", "AWS-only"),

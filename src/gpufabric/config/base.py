@@ -44,24 +44,6 @@ def _kms_key(value: str) -> str:
 KmsKey = Annotated[str, AfterValidator(_kms_key)]
 
 
-# A path that ends up in a command on the node (mount, dfuse): absolute, and nothing a shell or
-# an fstab line would read as more than one path.
-_PLAIN_PATH_RE = re.compile(r"^(/[A-Za-z0-9._-]+)+$")
-
-
-def _node_path(value: str) -> str:
-    parts = value.split("/")[1:]
-    if not _PLAIN_PATH_RE.match(value) or any(p in (".", "..") for p in parts):
-        raise ValueError(
-            "must be an absolute path of letters, digits, '.', '_' or '-' below / "
-            "(no spaces, quotes, ';', '..' or trailing '/'), e.g. /fsx"
-        )
-    return value
-
-
-NodePath = Annotated[str, AfterValidator(_node_path)]
-
-
 PositiveSeconds = Annotated[float, Field(strict=True, gt=0, le=86400, allow_inf_nan=False)]
 PositiveRate = Annotated[float, Field(strict=True, gt=0, le=1e6, allow_inf_nan=False)]
 

@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator, model_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel, KmsKey, NodePath
+from gpufabric.config.base import CheckpointGoal, ConfigModel, KmsKey
 from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.inputs.types import MountPath
 
 EfaLayout = Literal["efa-primary", "ena-primary"]
 _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
@@ -123,7 +124,7 @@ class FsxLustreConfig(ConfigModel):
     metadata: StorageMetadata = StorageMetadata()
     s3: S3Repository | None = None
     kms_key_id: KmsKey | None = None
-    mount_point: NodePath = "/fsx"
+    mount_point: MountPath = "/fsx"
     zone: str | None = None
     """The file system's zone; unset means gpufabric:zone, the nodes' zone. Another zone is for
     when FSx has no capacity there: it costs cross-zone latency and transfer, and fails the

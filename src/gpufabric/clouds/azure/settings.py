@@ -11,8 +11,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel, NodePath
+from gpufabric.config.base import CheckpointGoal, ConfigModel
 from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.inputs.types import MountPath
 
 # docs/sources.md D.2: a scale set with singlePlacementGroup holds 100 VMs by default,
 # up to 300 after a support request; each set is its own InfiniBand partition.
@@ -121,7 +122,7 @@ class AzureManagedLustreConfig(ConfigModel):
     """A goal to size throughputPerTib and capacityTib from (those left unset)."""
     throughput_per_tib: StrictInt = 250
     capacity_tib: StrictInt = 16
-    mount_point: NodePath = "/lustre"
+    mount_point: MountPath = "/lustre"
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
 
     @property

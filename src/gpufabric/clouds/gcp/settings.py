@@ -15,9 +15,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel, NodePath
+from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel
 from gpufabric.config.model import NoStorage, StackConfig
-from gpufabric.inputs.types import ImageName
+from gpufabric.inputs.types import ImageName, MountPath
 
 _PROJECT_RE = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 _EMAIL_RE = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
@@ -101,7 +101,7 @@ class ManagedLustreConfig(ConfigModel):
     per_unit_storage_throughput: StrictInt = 1000
     """MB/s per TiB: 125, 250, 500 or 1000 (fixed at creation)."""
     filesystem: str = "lustre"
-    mount_point: NodePath = "/lustre"
+    mount_point: MountPath = "/lustre"
 
 
 class ParallelstoreConfig(ConfigModel):
@@ -113,7 +113,7 @@ class ParallelstoreConfig(ConfigModel):
     capacity_gib: StrictInt = 12000
     deployment_type: str = "SCRATCH"
     """SCRATCH or PERSISTENT."""
-    mount_point: NodePath = "/parallelstore"
+    mount_point: MountPath = "/parallelstore"
 
 
 class FilestoreConfig(ConfigModel):
@@ -125,7 +125,7 @@ class FilestoreConfig(ConfigModel):
     tier: str = "ZONAL"
     capacity_gib: StrictInt = 10240
     share_name: str = "share"
-    mount_point: NodePath = "/filestore"
+    mount_point: MountPath = "/filestore"
 
 
 GcpStorage = Annotated[
