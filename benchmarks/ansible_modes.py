@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
+import gnutime
 from gpufabric.bundle import fanout
 from gpufabric.bundle.userdata import RESULT_PATH
 from gpufabric.lab import boot as lab_boot
@@ -25,7 +24,6 @@ from gpufabric.lab.handle import REPO, LabHandle, process_lab_name, venv_bin
 from gpufabric.lab.inventory import ssh_common_args
 from gpufabric.lab.summary import parse_recap
 
-GNU_TIME = "/usr/bin/time"
 SKIP = ["--skip-tags", "topology"]
 RENDER = """
 import sys
@@ -36,28 +34,6 @@ lay = make_layout(sys.argv[1], int(sys.argv[2]), 1, set())
 b = boot.publish(lay, Path(sys.argv[3]))
 print(b.name, b.sha256)
 """
-
-
-def timed(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Wall seconds, controller CPU seconds (user + sys of the tree), rc and output."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
-        t0 = time.monotonic()
-        proc = subprocess.run(
-            [GNU_TIME, "-f", "%U %S", "-o", report.name, *argv],
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            env=env,
-            check=False,
-        )
-        wall = time.monotonic() - t0
-        user, system = (float(x) for x in report.read().split()[-2:])
-    return {
-        "wall": wall,
-        "cpu": user + system,
-        "rc": proc.returncode,
-        "out": proc.stdout + proc.stderr,
-    }
 
 
 def results(handle: LabHandle) -> dict[str, dict[str, Any]]:
@@ -72,7 +48,7 @@ def measure_size(n: int, modes: list[str], leaves: int) -> dict[str, dict[str, f
     name = process_lab_name("gfmodes")
     row: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="gf-bundle-") as tmp:
-        render = timed([sys.executable, "-c", RENDER, name, str(n), tmp])
+        render = gnutime.run([sys.executable, "-c", RENDER, name, str(n), tmp], REPO)
     t0 = time.monotonic()
     handle = LabHandle.start(name, nodes=n, leaves=min(leaves, n), boot=True)
     try:
@@ -85,7 +61,7 @@ def measure_size(n: int, modes: list[str], leaves: int) -> dict[str, dict[str, f
         ends = [r["finished"] for r in done.values()]
         if "boot" in modes:
             row["boot"] = {
-                "cpu": render["cpu"],
+                "cpu": render.cpu,
                 "wall": max(ends) - min(starts),
                 "lab_up": up_wall,
             }
@@ -108,20 +84,24 @@ def measure_size(n: int, modes: list[str], leaves: int) -> dict[str, dict[str, f
                 options=["-o", ssh.replace("%", "%%")],  # clush.conf interpolation
             )
             argv[0] = venv_bin("clush")
-            r = timed(argv)
-            if r["rc"] != 0:
-                raise SystemExit(f"fan-out at {n} hosts failed ({r['rc']}):\n{r['out'][-2000:]}")
-            row["fanout"] = {"cpu": r["cpu"], "wall": r["wall"]}
+            r = gnutime.run(argv, REPO)
+            if r.rc != 0:
+                raise SystemExit(
+                    f"fan-out at {n} hosts failed ({r.rc}):\n{(r.stdout + r.stderr)[-2000:]}"
+                )
+            row["fanout"] = {"cpu": r.cpu, "wall": r.wall}
         if "push" in modes:
             env = {**os.environ, "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_FORKS": "32"}
             argv = [venv_bin("ansible-playbook"), "-i", str(handle.inventory)]
-            r = timed([*argv, "playbooks/tune-fabric.yml", *SKIP], env)
-            recap = {h: c for h, c in parse_recap(r["out"]).items() if h in handle.hosts}
-            if r["rc"] != 0 or len(recap) != n:
-                raise SystemExit(f"push at {n} hosts failed ({r['rc']}):\n{r['out'][-2000:]}")
+            r = gnutime.run([*argv, "playbooks/tune-fabric.yml", *SKIP], REPO, env)
+            recap = {h: c for h, c in parse_recap(r.stdout + r.stderr).items() if h in handle.hosts}
+            if r.rc != 0 or len(recap) != n:
+                raise SystemExit(
+                    f"push at {n} hosts failed ({r.rc}):\n{(r.stdout + r.stderr)[-2000:]}"
+                )
             row["push"] = {
-                "cpu": r["cpu"],
-                "wall": r["wall"],
+                "cpu": r.cpu,
+                "wall": r.wall,
                 "changed": float(sum(c["changed"] for c in recap.values())),
             }
     finally:
@@ -130,8 +110,7 @@ def measure_size(n: int, modes: list[str], leaves: int) -> dict[str, dict[str, f
 
 
 def compare(sizes: list[int], modes: list[str], leaves: int) -> None:
-    if not Path(GNU_TIME).is_file():
-        raise SystemExit(f"{GNU_TIME} not found: install Debian's `time` package")
+    gnutime.require()
     unknown = set(modes) - {"push", "boot", "fanout"}
     if unknown:
         raise SystemExit(f"--modes: unknown {sorted(unknown)}; use push, boot, fanout")

@@ -26,17 +26,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+import gnutime
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "scale.gpufabric_pulumi.yml"
 BIN = Path(sys.executable).parent
-GNU_TIME = "/usr/bin/time"
 GOALS = {  # at the large size, on this machine
     "inventory": "< 5 s",
     "plan instances": "<= 3x plan group",
@@ -68,25 +67,11 @@ print(len(state["rounds"]))
 
 
 def measure(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Wall seconds and peak RSS (MiB) of one command, read by GNU time (/usr/bin/time, Debian
-    package `time`): a child's own maximum, not this process's inherited through fork."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
-        start = time.perf_counter()
-        proc = subprocess.run(
-            [GNU_TIME, "-f", "%M", "-o", report.name, *argv],
-            capture_output=True,
-            cwd=REPO,
-            env=env,
-            text=True,
-            check=False,
-        )
-        seconds = time.perf_counter() - start
-        if proc.returncode != 0:
-            raise SystemExit(
-                f"{' '.join(argv[:3])} ... failed ({proc.returncode}): {proc.stderr.strip()}"
-            )
-        peak_kib = int(report.read().strip().splitlines()[-1])
-    return {"seconds": seconds, "peak_mib": peak_kib / 1024, "stdout": proc.stdout}
+    """Wall seconds and peak RSS (MiB) of one command (gnutime); a failure stops the run."""
+    r = gnutime.run(argv, REPO, env)
+    if r.rc != 0:
+        raise SystemExit(f"{' '.join(argv[:3])} ... failed ({r.rc}): {r.stderr.strip()}")
+    return {"seconds": r.wall, "peak_mib": r.peak_mib, "stdout": r.stdout}
 
 
 def aws_instances(asg: str, n: int) -> dict[str, Any]:
@@ -193,8 +178,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="median of this many runs")
     parser.add_argument("--only", action="append", choices=CASES, help="run only these cases")
     args = parser.parse_args()
-    if not Path(GNU_TIME).is_file():
-        raise SystemExit(f"{GNU_TIME} not found: install Debian's `time` package")
+    gnutime.require()
     small, large = (int(x) for x in args.nodes.split(","))
     cases = args.only or list(CASES)
     results: dict[tuple[str, int], dict[str, Any]] = {}
