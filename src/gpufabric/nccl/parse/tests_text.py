@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
-from gpufabric.nccl.parse.lines import strip_prefixes
+from gpufabric.nccl.parse.lines import nccl_line, strip_prefixes
 
 # Binaries of nccl-tests (src/*.cu). Longest first so 'reduce_scatter' wins over 'reduce'.
 COLLECTIVES: tuple[str, ...] = tuple(
@@ -237,7 +237,9 @@ class _Parser:
         if line.startswith("#"):
             self.header(line)
             return
-        match = _NCCL_VERSION.match(stripped)
+        # `NCCL version X` bare (NCCL_DEBUG=VERSION) or as an INFO line's message (=INFO)
+        info = nccl_line(stripped)
+        match = _NCCL_VERSION.match(info.msg if info is not None else stripped)
         if match:
             self.cur.nccl_version = match[1]
             return
