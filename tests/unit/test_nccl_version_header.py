@@ -3,7 +3,7 @@
 nccl-tests >= 2.17.4 starts its output with `# nccl-tests version %s nccl-headers=%d
 nccl-library=%d` (NVIDIA/nccl-tests src/util.cu, writeDeviceReport), then `# Collective test
 starting: <binary>`, then the `# nThread ...` line. The tests below read REAL captured runs
-(shared/fixtures/nccl-tests, through tests/conftest.py; they skip without them): the devices,
+(the captures folder of tests/conftest.py, nccl-tests/; they skip without it): the devices,
 the table and the footer are the tool's own. None of those captures carries the version line
 (their nccl-tests predates it), so that one line is CONSTRUCTED from the printf format above and
 put where the tool prints it, with the launcher prefix the capture's own `# nThread` line has.
