@@ -76,6 +76,12 @@ def _fifo() -> str:
         return message.replace(str(Path(tmp) / "f"), "f")
 
 
+def _any_file(data: bytes, what: str, load: str | None = None) -> str:
+    """The line for a file named `f`, as the first table of the page shows it."""
+    line = _read(data, what, _formats(load) if load else None)
+    return "error: " + line
+
+
 CASES = {
     "input bom": lambda: _read(b"\xef\xbb\xbfx", "a NCCL log"),
     "input control": lambda: _read(b"a\nb\x1b[0m", "a NCCL log"),
@@ -331,7 +337,104 @@ def _usage(*args: str) -> str:
     return err.getvalue().strip()
 
 
+def _names_twice() -> str:
+    from gpufabric.topology.files import read_names
+
+    Path("names.txt").write_text("i-1 a\ni-1 b\n")
+    return "error: " + _error(lambda: read_names(Path("names.txt")))
+
+
+def _discovery(node: dict[str, Any]) -> str:
+    """The inventory plugin's line (or warning) for OCI CLI output with one odd node."""
+    from tests.unit.test_discovery_garbage import GOOD, _oci, _outputs
+
+    from gpufabric import discovery
+
+    files = _oci(Path(), [GOOD, node])
+    try:
+        found = discovery.from_files(_outputs("oci-h100"), files)
+    except UserError as exc:
+        return str(exc)
+    return "gpufabric_pulumi: " + found.warnings[0]
+
+
+def _inventory_both() -> str:
+    """What `ansible-inventory` prints for a source naming both outputs_file and stack."""
+    import subprocess
+
+    from tests.pulumi.plans import REPO, plan_for
+    from tests.unit.test_inventory import _source
+    from tests.unit.test_inventory_stacks import ANSIBLE_INVENTORY
+
+    source = _source(Path(), plan_for("aws-h100").outputs, {})
+    source = source.rename("inventory.gpufabric_pulumi.yml")
+    source.write_text("plugin: gpufabric_pulumi\noutputs_file: outputs.json\nstack: aws-h100\n")
+    proc = subprocess.run(
+        [ANSIBLE_INVENTORY, "-i", str(source.resolve()), "--list"],
+        cwd=REPO,  # its ansible.cfg enables the plugin
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    marker = "'gpufabric_pulumi' plugin: "
+    line = next(ln for ln in proc.stderr.splitlines() if marker in ln)
+    return line.split(marker, 1)[1].strip().replace(f"{Path.cwd()}/", "")
+
+
+def _missing() -> str:
+    from gpufabric.inputs import files
+
+    return "error: " + _error(lambda: files.read_text(Path("f"), what="a NCCL log"))
+
+
+def _stdin_twice() -> str:
+    import io
+    import sys
+
+    from gpufabric.inputs import files
+
+    stdin = sys.stdin
+    files.reset_stdin()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(b"x"))
+    try:
+        files.read_text(Path("-"), what="a NCCL log")
+        return "error: " + _error(lambda: files.read_text(Path("-"), what="a NCCL log"))
+    finally:
+        sys.stdin = stdin
+        files.reset_stdin()
+
+
+NESTED_YAML = b"a:\n" + b"".join(b"  " * i + b"- \n" for i in range(70))
+
 FILE_CASES = {
+    "any file missing": _missing,
+    "any file fifo": lambda: "error: " + _fifo(),
+    "any file too large": lambda: _any_file(b"x" * (70 << 20), "a NCCL log"),
+    "any file bom": lambda: _any_file(b"\xef\xbb\xbfx", "a NCCL log"),
+    "any file not utf-8": lambda: _any_file(b"a\nb\nc\xe9", "a stack file"),
+    "any file control": lambda: _any_file(b"a\nb\x1b[0m", "a NCCL log"),
+    "any file nul": lambda: _any_file(b"a\x00", "a NCCL log"),
+    "any file json twice": lambda: _any_file(b'{"error": 5, "error": 0}', "x", "load_json"),
+    "any file yaml twice": lambda: _any_file(b"i-1: a\ni-1: b\n", "x", "load_yaml"),
+    "any file nan": lambda: _any_file(
+        b"{" + b"".join(b'"k%d": %d,\n' % (i, i) for i in range(11)) + b'"io_bytes": NaN}',
+        "x",
+        "load_json",
+    ),
+    "any file deep json": lambda: _any_file(b"[" * 70 + b"]" * 70, "x", "load_json"),
+    "any file deep yaml": lambda: _any_file(NESTED_YAML, "x", "load_yaml").replace(
+        "error: f: line 65: ", ""
+    ),
+    "any file alias loop": lambda: _any_file(b"a: &x [*x]\n", "x", "load_yaml"),
+    "any file cut short": lambda: _any_file(b'{\n  "a": [1,\n', "x", "load_json"),
+    "any file stdin twice": _stdin_twice,
+    "names file id twice": _names_twice,
+    "inventory address": lambda: _discovery({"name": "inst-bad", "ip": "10.0.0.999"}),
+    "inventory name": lambda: _discovery({"name": "x;reboot", "ip": "10.0.0.21"}),
+    "inventory id": lambda: _discovery({"name": "inst-odd", "ip": "10.0.0.21", "id": "12345"}),
+    "inventory outside": lambda: _discovery({"name": "inst-far", "ip": "10.1.0.5"}),
+    "inventory both sources": _inventory_both,
     "fio duplicate key": _dup_key,
     "ior disagree": _ior_disagree,
     "gigabytes in 0 ms": lambda: _storage_error(_edit_write(_zero_ms)),
