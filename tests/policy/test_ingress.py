@@ -3,13 +3,9 @@ cloud's rule holds it; replies and ICMP error reports are not ways in."""
 
 from __future__ import annotations
 
-from gpufabric.policies.ingress import (
-    NEBIUS_RULE,
-    OCI_LIST,
-    SSH_FROM_ADMIN_ONLY,
-    allowed_ingress,
-    wider_than_admin,
-)
+from gpufabric.clouds.nebius.policy import RULE as NEBIUS_RULE
+from gpufabric.clouds.oci.policy import SECURITY_LIST as OCI_LIST
+from gpufabric.policies.ingress import SSH_FROM_ADMIN_ONLY, allowed_ingress, wider_than_admin
 from gpufabric.policies.model import Resource
 from gpufabric.policies.network import NO_WORLD_INGRESS
 

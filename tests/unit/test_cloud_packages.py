@@ -29,11 +29,6 @@ NAME = re.compile(r"(?<![\w-])(aws|gcp|azure|oci|nebius)(?![\w-])", re.IGNORECAS
 NOT_YET_MOVED: dict[str, str] = {
     "src/gpufabric/config/storage_goal.py": "imports each cloud's storage models",
     "src/gpufabric/config/base.py": "the root volume's KMS key format",
-    "src/gpufabric/policies/nodes.py": "per-cloud resource types",
-    "src/gpufabric/policies/network.py": "per-cloud resource types",
-    "src/gpufabric/policies/ingress.py": "per-cloud resource types (each cloud's ingress rules)",
-    "src/gpufabric/policies/storage.py": "per-cloud resource types",
-    "src/gpufabric/policies/placement.py": "per-cloud resource types",
     "src/gpufabric/node/nccl_profiles.yaml": "profiles chosen per cloud, sources",
     "src/gpufabric/nccl/parse/debuglog.py": "plugin names in NCCL logs",
     "src/gpufabric/nccl/parse/transport.py": "plugin names in NCCL logs",

@@ -83,8 +83,60 @@ def test_the_human_plan_shows_its_summary(project: Path) -> None:
 
 
 def test_the_policy_pack_runs_on_it(project: Path) -> None:
+    """The policies read Sixth's nodes and rules from its own policy data: those that apply
+    everywhere run on it (placement: its nodes carry a rack), the others are named."""
     proc = _run(project, GPUFABRIC, "plan", "-s", "sixth-demo", "--policy")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    *_, passed, skipped = proc.stdout.rstrip().splitlines()
+    assert passed == "policy: all 6 gpufabric policies that apply pass"
+    assert skipped.startswith("policy: not applicable to this stack's cloud: imdsv2-required")
+
+
+def test_a_policy_violation_is_caught_on_it(project: Path) -> None:
+    """SSH from a range wider than an admin network, read through Sixth's own rule reader."""
+    proc = _run(
+        project,
+        GPUFABRIC,
+        "plan",
+        "-s",
+        "sixth-demo",
+        "--policy",
+        "-c",
+        "gpufabric:network.managementCidr=0.0.0.0/1",
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    head = lines.index("policy: 2 violation(s) of gpufabric policies:")
+    assert lines[head + 1 : head + 3] == [
+        "  no-ingress-from-internet: sixth:network:Rule sixth-demo-ssh: allows ingress from "
+        "0.0.0.0/1, i.e. the internet",
+        "  ssh-from-admin-ranges-only: sixth:network:Rule sixth-demo-ssh: lets SSH (TCP 22) in "
+        "from 0.0.0.0/1, wider than an admin range (a /16)",
+    ]
+
+
+def test_its_nodes_are_gpu_nodes_to_the_policies(
+    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Placement and public-IP checks find Sixth's nodes: a node without a rack or with a
+    public address is refused, in-process over the recorded plan."""
+    from gpufabric.policies import Resource, Stack, check_stack
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "clouds"))
+    monkeypatch.setenv("GPUFABRIC_CLOUDS", "sixth=sixthcloud")
+    resources = [
+        Resource(r["type"], r["name"], r["name"], dict(r["inputs"])) for r in plan["resources"]
+    ]
+    assert check_stack(Stack(resources, plan["outputs"])) == []
+    node = next(r for r in resources if r.type == "sixth:compute:Node")
+    assert isinstance(node.props, dict)
+    node.props.pop("rack")
+    node.props["publicIp"] = True
+    found = {(v.policy, v.resource) for v in check_stack(Stack(resources, plan["outputs"]))}
+    assert found == {
+        ("gpu-nodes-in-placement-group", f"sixth:compute:Node {node.name}"),
+        ("gpu-nodes-no-public-ip", f"sixth:compute:Node {node.name}"),
+    }
 
 
 def test_its_config_is_its_own_model(project: Path) -> None:

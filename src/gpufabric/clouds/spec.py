@@ -13,6 +13,9 @@ when that part is used (the registry's `module(name, part)`):
     discovery.py  recognise(data), from_docs(outputs, docs), live(outputs, client): its nodes
     topology.py   parse(data, names, origin): where its nodes sit in the network (optional)
     capacity.py   where reserved capacity sits before launch, for `gpufabric capacity` (optional)
+    policy.py     POLICY: which resources are nodes, rules, file systems, and how the policies
+                  read them (gpufabric.policies.cloud.CloudPolicy; optional: without it the
+                  policies find nothing of this cloud)
 """
 
 from __future__ import annotations

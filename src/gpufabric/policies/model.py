@@ -112,29 +112,77 @@ StackCheck = Callable[[Stack], Iterable[tuple[Resource, str]]]
 """A stack policy: yields (resource, reason) per violation, seeing every resource at once."""
 
 
-@dataclass(frozen=True)
-class ResourcePolicy:
+EVERY_CLOUD: tuple[str, ...] = ("*",)
+"""A policy's `clouds` when it applies wherever it finds what it reads."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Policy:
     name: str
-    description: str
+    summary: str
+    """What it promises, in words that hold on every cloud; each cloud that reads it adds its
+    own resources' words (CloudPolicy.words) to the description."""
+    reads: str = ""
+    """The CloudPolicy hook it runs ('' : it reads what every cloud declares and applies
+    everywhere); it applies to the clouds whose policy data provides that hook."""
+
+    @property
+    def clouds(self) -> tuple[str, ...]:
+        """The clouds whose resources it reads (gpufabric's cloud names), or EVERY_CLOUD;
+        elsewhere it does not apply, and `gpufabric plan --policy` says so."""
+        from gpufabric.policies.cloud import providing
+
+        return providing(self.reads) if self.reads else EVERY_CLOUD
+
+    @property
+    def description(self) -> str:
+        from gpufabric.policies.cloud import describe
+
+        return describe(self.name, self.summary)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResourcePolicy(_Policy):
     check: ResourceCheck
-    clouds: tuple[str, ...]
-    """The clouds whose resources it reads (gpufabric's cloud names); elsewhere it does not
-    apply, and `gpufabric plan --policy` says so."""
 
 
-@dataclass(frozen=True)
-class StackPolicy:
-    name: str
-    description: str
+@dataclass(frozen=True, kw_only=True)
+class StackPolicy(_Policy):
     check: StackCheck
-    clouds: tuple[str, ...]
-    """As ResourcePolicy.clouds."""
     needs_outputs: bool = False
     """Reads the stack's outputs (exports), not only its resources."""
 
 
-EVERY_CLOUD: tuple[str, ...] = ("*",)
-"""A policy's `clouds` when it applies wherever it finds what it reads."""
+@dataclass(frozen=True)
+class Node:
+    """Something that launches GPU nodes, and the template that defines them (if any)."""
+
+    resource: Resource
+    template: Resource | None
+
+    @property
+    def definition(self) -> Resource:
+        """Where the node's settings (NICs, placement, metadata) are written."""
+        return self.template or self.resource
+
+
+Ports = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Ingress:
+    """One allowed way in: from `source`, over `protocol` (tcp, udp, icmp or all), to `ports`
+    (None: every port); `reply_only` when the rule matches given source ports only."""
+
+    source: str
+    protocol: str
+    ports: tuple[Ports, ...] | None
+    reply_only: bool = False
+
+    def admits(self, protocol: str, port: int) -> bool:
+        if self.protocol not in (protocol, "all"):
+            return False
+        return self.ports is None or any(low <= port <= high for low, high in self.ports)
 
 
 def resource_cloud(resource_type: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from gpufabric.catalog import catalog
 from gpufabric.errors import UserError
-from gpufabric.policies.model import EVERY_CLOUD, Resource, Stack, StackPolicy
+from gpufabric.policies.model import Resource, Stack, StackPolicy
 from gpufabric.policies.nodes import gpu_nodes, instance_type
 from gpufabric.stack_outputs import parse
 from gpufabric.vocabulary import ENCRYPTION_MODES, encryption_problem
@@ -41,11 +41,10 @@ def _explicit_mode(stack: Stack) -> Iterator[tuple[Resource, str]]:
 
 ENCRYPTION_IN_TRANSIT = StackPolicy(
     name="encryption-in-transit-explicit",
-    description=(
+    summary=(
         "The stack outputs carry an explicit encryption-in-transit mode (provider-native, ipsec "
         "or none); provider-native only on instance types the catalog knows to encrypt natively"
     ),
     check=_explicit_mode,
-    clouds=EVERY_CLOUD,
     needs_outputs=True,
 )

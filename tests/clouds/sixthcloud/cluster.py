@@ -17,6 +17,13 @@ class Node(pulumi.CustomResource):
         super().__init__("sixth:compute:Node", name, props, opts)
 
 
+class Rule(pulumi.CustomResource):
+    """A stand-in firewall rule: who may reach the nodes on one TCP port."""
+
+    def __init__(self, name: str, props: dict, opts: pulumi.ResourceOptions) -> None:
+        super().__init__("sixth:network:Rule", name, props, opts)
+
+
 class SixthCluster(pulumi.ComponentResource):
     outputs: ClusterOutputs
 
@@ -27,9 +34,16 @@ class SixthCluster(pulumi.ComponentResource):
         for name in names:
             Node(
                 name,
-                {"project": cfg.sixth.project, "machineType": cfg.instance_type, "zone": cfg.zone},
+                {
+                    "project": cfg.sixth.project,
+                    "machineType": cfg.instance_type,
+                    "zone": cfg.zone,
+                    "rack": f"{cfg.name}-rack",
+                },
                 child,
             )
+        admin = cfg.network.management_cidr or cfg.network.management_subnet
+        Rule(f"{cfg.name}-ssh", {"source": admin, "port": 22}, child)
         outputs = stack_outputs.build(
             cfg,
             cfg.instance,
