@@ -247,6 +247,41 @@ def test_reservation_in_a_placement_group_uses_that_group_and_creates_none() -> 
     assert placement.startswith("the reservation's placement group p5-reserved")
 
 
+class TwoReservationsMocks(RecordingMocks):
+    """A cloud where the first of two reservations is in placement group pg-a, the second in
+    none."""
+
+    def _computed(self, typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        out = super()._computed(typ, name, inputs)
+        if typ == "aws:ec2/capacityReservation:CapacityReservation" and name.endswith("-0"):
+            out["placementGroupArn"] = "arn:aws:ec2:us-east-1:123456789012:placement-group/pg-a"
+        return out
+
+
+def test_several_reservations_each_instance_targets_its_own_in_its_group() -> None:
+    shares = '[{"id":"cr-0a0000000000000aa","nodes":3},{"id":"cr-0b0000000000000bb","nodes":2}]'
+    overrides = [
+        "gpufabric:nodes=5",
+        "gpufabric:nodeGroup=instances",
+        "gpufabric:capacity.type=reservation",
+        f"gpufabric:capacity.reservations={shares}",
+    ]
+    plan = run_plan(REPO, "aws-h100", overrides, make_mocks=TwoReservationsMocks)
+    seen = [
+        (
+            i.inputs["capacityReservationSpecification"]["capacityReservationTarget"][
+                "capacityReservationId"
+            ],
+            i.inputs.get("placementGroup"),
+            i.inputs["launchTemplate"],
+        )
+        for i in plan.of_type(INSTANCE)
+    ]
+    template = {"id": one(plan, LT).id, "version": "1"}  # the template's latest version
+    a, b = "cr-0a0000000000000aa", "cr-0b0000000000000bb"
+    assert seen == [(a, "pg-a", template)] * 3 + [(b, None, template)] * 2
+
+
 @pytest.mark.parametrize(
     ("capacity", "words"),
     [

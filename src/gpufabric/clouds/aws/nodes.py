@@ -258,12 +258,15 @@ def _instances(
 ) -> AwsNodes:
     # several reservations: node i on the i-th share ([a, a, b, ...] in the order given)
     targets = [t.id for t in cfg.capacity.reservations or [] for _ in range(t.nodes)]
+    # one Output each, shared by every node (not one chain per node: thousands of nodes)
+    version = template.latest_version.apply(str)
+    group_names = {
+        rid: group.apply(placement_group_name) for rid, group in reservation_groups.items()
+    }
     instances = [
         aws.ec2.Instance(
             f"{cfg.name}-node-{index:04d}",
-            launch_template=aws.ec2.InstanceLaunchTemplateArgs(
-                id=template.id, version=template.latest_version.apply(str)
-            ),
+            launch_template=aws.ec2.InstanceLaunchTemplateArgs(id=template.id, version=version),
             capacity_reservation_specification=(
                 aws.ec2.InstanceCapacityReservationSpecificationArgs(
                     capacity_reservation_target=aws.ec2.InstanceCapacityReservationSpecificationCapacityReservationTargetArgs(
@@ -273,9 +276,7 @@ def _instances(
                 if targets
                 else None
             ),
-            placement_group=(
-                reservation_groups[targets[index]].apply(placement_group_name) if targets else None
-            ),
+            placement_group=group_names[targets[index]] if targets else None,
             tags={"Name": f"{cfg.name}-node-{index:04d}"},
             opts=opts,
         )
