@@ -27,8 +27,6 @@ ALLOWED = (
 NAME = re.compile(r"(?<![\w-])(aws|gcp|azure|oci|nebius)(?![\w-])", re.IGNORECASE)
 
 NOT_YET_MOVED: dict[str, str] = {
-    "src/gpufabric/config/storage_goal.py": "imports each cloud's storage models",
-    "src/gpufabric/config/base.py": "the root volume's KMS key format",
     "src/gpufabric/node/nccl_profiles.yaml": "profiles chosen per cloud, sources",
     "src/gpufabric/nccl/parse/debuglog.py": "plugin names in NCCL logs",
     "src/gpufabric/nccl/parse/transport.py": "plugin names in NCCL logs",
@@ -36,7 +34,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "src/gpufabric/nccl/gate/thresholds.yaml": "sources",
     "src/gpufabric/nccl/tune/sweep.yaml": "sources",
     "src/gpufabric/nccl/model.py": "NCCL network plugin names (aws-ofi-nccl)",
-    "src/gpufabric/storage/steps.yaml": "each cloud's storage steps",
     "src/gpufabric/cli/topology.py": "live topology options of one cloud's source, help texts",
     "src/gpufabric/topology/emit/other.py": "the EKS topology label scheme (topology.k8s.aws/...), a Kubernetes writer's format",
     "src/gpufabric/topology/emit/slurm.py": "an error line's example (a golden message)",

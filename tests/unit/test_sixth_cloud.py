@@ -116,14 +116,17 @@ def test_a_policy_violation_is_caught_on_it(project: Path) -> None:
 
 
 def test_its_nodes_are_gpu_nodes_to_the_policies(
-    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    plan: dict[str, Any], monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """Placement and public-IP checks find Sixth's nodes: a node without a rack or with a
     public address is refused, in-process over the recorded plan."""
+    from gpufabric.catalog import catalog
     from gpufabric.policies import Resource, Stack, check_stack
 
     monkeypatch.syspath_prepend(str(REPO / "tests" / "clouds"))
     monkeypatch.setenv("GPUFABRIC_CLOUDS", "sixth=sixthcloud")
+    catalog.cache_clear()  # loaded once per process: read it again with Sixth's instances.yaml
+    request.addfinalizer(catalog.cache_clear)
     resources = [
         Resource(r["type"], r["name"], r["name"], dict(r["inputs"])) for r in plan["resources"]
     ]

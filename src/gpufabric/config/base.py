@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import ipaddress
-import re
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 from pydantic.alias_generators import to_camel
 
 from gpufabric.storage.sizing import Goal
-
-_KMS_RE = re.compile(
-    r"^(arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+|alias/.+|[0-9a-f-]{36})$"
-)
 
 
 class ConfigModel(BaseModel):
@@ -35,15 +32,6 @@ def _ipv4_network(value: str) -> str:
 Cidr = Annotated[str, AfterValidator(_ipv4_network)]
 
 
-def _kms_key(value: str) -> str:
-    if not _KMS_RE.match(value):
-        raise ValueError("must be a KMS key id, key ARN or alias/NAME")
-    return value
-
-
-KmsKey = Annotated[str, AfterValidator(_kms_key)]
-
-
 PositiveSeconds = Annotated[float, Field(strict=True, gt=0, le=86400, allow_inf_nan=False)]
 PositiveRate = Annotated[float, Field(strict=True, gt=0, le=1e6, allow_inf_nan=False)]
 
@@ -60,3 +48,31 @@ class CheckpointGoal(ConfigModel):
 
     def goal(self) -> Goal:
         return Goal(self.size_gib, self.write_seconds, self.read_gbps)
+
+
+def _no_check(_storage: Any) -> None:
+    return None
+
+
+def _same(number: int) -> Any:
+    return number
+
+
+@dataclass(frozen=True)
+class StorageSizing:
+    """How a storage model is sized from a checkpoint goal (its class's SIZING): where it
+    keeps its tier and capacity (python name, stack-file key), and what else the goal sets."""
+
+    tier: tuple[str, str]
+    capacity: tuple[str, str]
+    tier_number: Callable[[Any], int] = int
+    """The config's tier as the sizing table's number (e.g. a tier name -> 250)."""
+    tier_value: Callable[[int], Any] = _same
+    """The sizing table's tier number as the config writes it."""
+    variant_flag: str = ""
+    """A boolean field that picks the steps table's variant of that name over tcp (its clients
+    reach the file system over the fabric); '' : tcp only."""
+    variant_label: str = ""
+    """How error lines name the file system in that variant."""
+    check: Callable[[Any], None] = _no_check
+    """Refuses (ConfigError) a configuration the steps table does not size."""

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, PrivateAttr, StrictInt, field_validator, model_validator
 
 from gpufabric.catalog import InstanceType
-from gpufabric.config.base import Cidr, ConfigModel, KmsKey
+from gpufabric.config.base import Cidr, ConfigModel
 from gpufabric.vocabulary import EncryptionMode
 
 NodeGroupMode = Literal["group", "instances"]
@@ -132,7 +132,9 @@ class NoStorage(ConfigModel):
 
 class RootVolume(ConfigModel):
     size_gib: StrictInt = Field(default=512, ge=100, le=16384)
-    kms_key_id: KmsKey | None = None
+    kms_key_id: str | None = None
+    """A customer-managed key for the root volume: its form is the cloud's (a cloud's stack
+    model narrows the type, or its rules refuse the key)."""
 
 
 class StackConfig(ConfigModel):

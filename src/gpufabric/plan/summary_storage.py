@@ -7,7 +7,7 @@ throughput on its tier, against what the nodes' storage network can carry at lin
 from __future__ import annotations
 
 from gpufabric.config.model import StackConfig
-from gpufabric.config.storage_goal import FIELDS, current
+from gpufabric.config.storage_goal import current, sizing_of
 from gpufabric.storage.network import node_path
 
 Facts = list[tuple[str, str]]
@@ -15,11 +15,11 @@ Facts = list[tuple[str, str]]
 
 def storage_facts(cfg: StackConfig) -> Facts:
     storage = cfg.storage
-    if type(storage) not in FIELDS:
+    if sizing_of(storage) is None:
         return []
-    sized = current(storage)  # type: ignore[arg-type]
+    sized = current(storage)
     facts: Facts = []
-    if storage.checkpoint is not None:  # type: ignore[union-attr]
+    if getattr(storage, "checkpoint", None) is not None:
         facts.append(("Storage goal", sized.text()))
     else:
         facts.append(

@@ -1,9 +1,19 @@
 """A checkpoint goal -> the smallest file system on a cloud's own steps (pure; no Pulumi).
 
+The steps are data: each cloud package's `storage_steps.yaml` (found through the registry)
+lists the file systems that cloud sells, by storage `type` name: `label`, `unit` (capacity in
+the service's own unit: GiB, TiB or decimal GB), and per variant (tcp; a fabric variant such as
+efa) per throughput tier (MB/s per TiB as the cloud rates it) the capacity `bands` it accepts:
+from `min` to `max` (null = no maximum the API states) in steps of `step` counted from `min`.
+A capacity is valid when it lies in one band. Each service lists its `sources`. Nothing else
+hard-codes these numbers.
+
 Units, chosen so that a sized file system never falls short of its goal:
 - a goal's size is GiB (2**30 bytes); its rates are GB/s (10**9 bytes per second);
 - the clouds rate throughput in "MB/s per TiB": read as 10**6 bytes per second per TiB of
-  capacity (the smaller reading of "MB"), so rated = tier x capacity_TiB x 10**6 B/s.
+  capacity (the smaller reading of "MB"), so rated = tier x capacity_TiB x 10**6 B/s;
+- a service sold in decimal GB and rated per decimal TB is read per TiB as well: 1 TiB holds
+  more than 1 TB, so the rating read that way is the lower one.
 "Smallest" means the least capacity; on a tie, the lower tier. The capacity also holds at
 least one checkpoint.
 """
@@ -13,9 +23,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from typing import Any
 
+from gpufabric.clouds import registry
 from gpufabric.inputs import packaged
+
+STEPS = "storage_steps.yaml"
 
 GIB = 1 << 30
 UNIT_GIB: dict[str, float] = {"GiB": 1, "TiB": 1024, "GB": 10**9 / GIB}
@@ -146,18 +160,28 @@ def _bands(raw: list[dict[str, Any]]) -> tuple[Band, ...]:
     )
 
 
-@cache
 def services() -> dict[str, Service]:
-    """Every service of steps.yaml, by its storage `type` name."""
+    """Every service of every cloud's storage_steps.yaml, by its storage `type` name."""
+    return _services(tuple(registry.packages().items()))
+
+
+@cache
+def _services(packages: tuple[tuple[str, str], ...]) -> dict[str, Service]:
     out: dict[str, Service] = {}
-    for name, raw in packaged.load_yaml("gpufabric.storage", "steps.yaml")["services"].items():
-        variants = {
-            variant: {int(tier): _bands(bands) for tier, bands in tiers.items()}
-            for variant, tiers in raw["variants"].items()
-        }
-        out[name] = Service(
-            name, raw["label"], raw["cloud"], raw["unit"], variants, tuple(raw["sources"])
-        )
+    for cloud, package in packages:
+        file = resources.files(package).joinpath(STEPS)
+        if not file.is_file():
+            continue
+        for name, raw in packaged.load_resource(file)["services"].items():
+            if name in out:
+                raise RuntimeError(f"{file}: storage type {name} is already in {out[name].cloud}'s")
+            variants = {
+                variant: {int(tier): _bands(bands) for tier, bands in tiers.items()}
+                for variant, tiers in raw["variants"].items()
+            }
+            out[name] = Service(
+                name, raw["label"], cloud, raw["unit"], variants, tuple(raw["sources"])
+            )
     return out
 
 

@@ -232,7 +232,7 @@ def _check_fsx(fsx: FsxLustreConfig) -> None:
 
 
 def _check_fsx_capacity(fsx: FsxLustreConfig) -> None:
-    """Capacity steps from the one table (gpufabric/storage/steps.yaml). SCRATCH_2 takes the
+    """Capacity steps from the one table (clouds/aws/storage_steps.yaml). SCRATCH_2 takes the
     same SSD steps as PERSISTENT_2's TCP variant ([P] FSx API StorageCapacity)."""
     key = "gpufabric:storage.capacityGib"
     svc = service("fsx-lustre")

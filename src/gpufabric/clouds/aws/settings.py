@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import AfterValidator, Field, StrictBool, StrictInt, field_validator, model_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel, KmsKey
-from gpufabric.config.model import NoStorage, StackConfig
+from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
+from gpufabric.config.model import NoStorage, RootVolume, StackConfig
+from gpufabric.errors import ConfigError
 from gpufabric.inputs.types import MountPath
 
 EfaLayout = Literal["efa-primary", "ena-primary"]
+_KMS_RE = re.compile(
+    r"^(arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+|alias/.+|[0-9a-f-]{36})$"
+)
 _VPC_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 # A Go duration as the AWS provider parses waitForCapacityTimeout (time.ParseDuration), or "0"
 _DURATION_RE = re.compile(r"^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$")
@@ -111,8 +115,39 @@ class S3Repository(ConfigModel):
         return value
 
 
+def _kms_key(value: str) -> str:
+    if not _KMS_RE.match(value):
+        raise ValueError("must be a KMS key id, key ARN or alias/NAME")
+    return value
+
+
+KmsKey = Annotated[str, AfterValidator(_kms_key)]
+
+
+class AwsRootVolume(RootVolume):
+    kms_key_id: KmsKey | None = None  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+def _persistent_2(storage: Any) -> None:
+    if storage.deployment_type != "PERSISTENT_2":
+        raise ConfigError(
+            "gpufabric:storage.deploymentType",
+            storage.deployment_type,
+            "a checkpoint goal sizes PERSISTENT_2 (the steps table has no SCRATCH_2 "
+            "throughput); use PERSISTENT_2, or drop the goal",
+        )
+
+
 class FsxLustreConfig(ConfigModel):
     """Amazon FSx for Lustre, in the nodes' zone."""
+
+    SIZING: ClassVar[StorageSizing] = StorageSizing(
+        ("throughput_per_tib", "throughputPerTib"),
+        ("capacity_gib", "capacityGib"),
+        variant_flag="efa",
+        variant_label="EFA-enabled FSx",
+        check=_persistent_2,
+    )
 
     type: Literal["fsx-lustre"]
     checkpoint: CheckpointGoal | None = None
@@ -139,6 +174,7 @@ class AwsStackConfig(StackConfig):
     """A stack on AWS: the common keys, `gpufabric:aws` and AWS's storage types."""
 
     aws: AwsSettings = AwsSettings()
+    root_volume: AwsRootVolume = AwsRootVolume()  # pyright: ignore[reportIncompatibleVariableOverride]
     storage: AwsStorage = NoStorage(type="none")  # pyright: ignore[reportIncompatibleVariableOverride]
 
 

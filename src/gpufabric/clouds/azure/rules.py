@@ -159,7 +159,7 @@ def _check_lustre(cfg: AzureStackConfig, amlfs: AzureManagedLustreConfig) -> Non
             when,
             "must be HH:MM in 24-hour UTC, e.g. 02:00",
         )
-    svc = service("azure-managed-lustre")  # SKU steps: gpufabric/storage/steps.yaml
+    svc = service("azure-managed-lustre")  # SKU steps: storage_steps.yaml here
     tiers = svc.tiers()
     if amlfs.throughput_per_tib not in tiers:
         raise ConfigError(

@@ -7,11 +7,11 @@ splitting, Lustre SKU steps, subnet sizes) live in validate_azure.py.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel
+from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import MountPath
 
@@ -116,6 +116,10 @@ class AzureManagedLustreConfig(ConfigModel):
 
     `throughputPerTib` picks the SKU AMLFS-Durable-Premium-<n>; the capacity steps per SKU
     are enforced in validate_azure.py (docs/sources.md D.5)."""
+
+    SIZING: ClassVar[StorageSizing] = StorageSizing(
+        ("throughput_per_tib", "throughputPerTib"), ("capacity_tib", "capacityTib")
+    )
 
     type: Literal["azure-managed-lustre"]
     checkpoint: CheckpointGoal | None = None

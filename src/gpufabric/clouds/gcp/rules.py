@@ -23,7 +23,7 @@ from gpufabric.config.model import NoStorage
 from gpufabric.errors import ConfigError
 from gpufabric.storage.sizing import service
 
-# Managed Lustre tiers and capacity steps: gpufabric/storage/steps.yaml (the one table)
+# Managed Lustre tiers and capacity steps: clouds/gcp/storage_steps.yaml (the one table)
 # Parallelstore: 12,000-100,000 GiB in steps of 4,000 ([P] Pulumi parallelstore docs, C.5)
 PARALLELSTORE_CAPACITY = (12000, 100000, 4000)
 # Filestore zonal tiers -> capacity bands (min, max, step) GiB. REGIONAL / ENTERPRISE are

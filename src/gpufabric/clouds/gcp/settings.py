@@ -11,11 +11,11 @@ How the common keys map onto GCP (docs/gcp.md has the full table):
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel
+from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel, StorageSizing
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import ImageName, MountPath
 
@@ -91,8 +91,19 @@ class GcpSettings(ConfigModel):
 # (gpufabric:storage.capacityGib), without the union's tag.
 
 
+_NOT_SIZED = (
+    "a checkpoint goal sizes Managed Lustre; {type} has no throughput table here "
+    "(use type managed-lustre, or drop the goal and size it yourself)"
+)
+
+
 class ManagedLustreConfig(ConfigModel):
     """Google Cloud Managed Lustre, in the nodes' zone."""
+
+    SIZING: ClassVar[StorageSizing] = StorageSizing(
+        ("per_unit_storage_throughput", "perUnitStorageThroughput"),
+        ("capacity_gib", "capacityGib"),
+    )
 
     type: Literal["managed-lustre"]
     checkpoint: CheckpointGoal | None = None
@@ -107,6 +118,8 @@ class ManagedLustreConfig(ConfigModel):
 class ParallelstoreConfig(ConfigModel):
     """Parallelstore (DAOS), in the nodes' zone."""
 
+    GOAL_REFUSED: ClassVar[str] = _NOT_SIZED
+
     type: Literal["parallelstore"]
     checkpoint: CheckpointGoal | None = None
     """Not sized here (no throughput table): refused with a clear line in validate_gcp."""
@@ -118,6 +131,8 @@ class ParallelstoreConfig(ConfigModel):
 
 class FilestoreConfig(ConfigModel):
     """Filestore (NFS), a zonal tier in the nodes' zone."""
+
+    GOAL_REFUSED: ClassVar[str] = _NOT_SIZED
 
     type: Literal["filestore"]
     checkpoint: CheckpointGoal | None = None

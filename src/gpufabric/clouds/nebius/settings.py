@@ -12,7 +12,7 @@ validate_nebius.py.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
@@ -80,6 +80,11 @@ class NebiusSettings(ConfigModel):
 
 class NebiusFilesystemConfig(ConfigModel):
     """A Nebius shared filesystem attached to every node (virtiofs, by mount tag)."""
+
+    GOAL_REFUSED: ClassVar[str] = (
+        "{type} has no throughput table here to size from "
+        "(drop the goal and set the size yourself; see the deploy guide for the steps)"
+    )
 
     type: Literal["nebius-filesystem"]
     checkpoint: CheckpointGoal | None = None

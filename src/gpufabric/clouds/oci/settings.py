@@ -11,11 +11,11 @@ Value formats are checked here; rules that need several keys or the catalog live
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StrictInt, field_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel
+from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import MountPath
 
@@ -109,9 +109,16 @@ class OciSettings(ConfigModel):
 class OciLustreConfig(ConfigModel):
     """OCI File Storage with Lustre, in the nodes' availability domain."""
 
+    SIZING: ClassVar[StorageSizing] = StorageSizing(
+        ("performance_tier", "performanceTier"),
+        ("capacity_gb", "capacityGb"),
+        tier_number,
+        tier_name,
+    )
+
     type: Literal["oci-lustre"]
     checkpoint: CheckpointGoal | None = None
-    """Size capacityGb / performanceTier from a checkpoint goal (storage/steps.yaml oci-lustre)."""
+    """Size capacityGb / performanceTier from a checkpoint goal (storage_steps.yaml: oci-lustre)."""
     capacity_gb: StrictInt = 31200
     """Capacity in GB: 31,200, then steps of 10,400 to 124,800, then steps of 41,600."""
     performance_tier: str = "MBPS_PER_TB_125"
