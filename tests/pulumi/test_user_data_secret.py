@@ -12,6 +12,7 @@ inside such a wrapper, never in clear (which is what the state would hold and wh
 from __future__ import annotations
 
 import base64
+import contextlib
 from typing import Any
 
 import pytest
@@ -78,3 +79,36 @@ def test_the_trace_sees_user_data_that_is_not_secret() -> None:
     plan = run_plan(REPO, "aws-h100", [f"gpufabric:userData={SCRIPT}"])
     found = trace(plan)
     assert found and not any(secret for _, secret in found), found
+
+
+def test_boot_user_data_with_a_pre_authenticated_url_never_reaches_the_plan_in_clear() -> None:
+    """OCI boot mode: the bundle's URL is a pre-authenticated request (a credential); the user
+    data built from it, and everything holding that user data, stays secret."""
+    plan = run_plan(
+        REPO,
+        "oci-h100",
+        ["gpufabric:boot.enabled=true", "gpufabric:oci.bootUrlExpires=2031-01-01T00:00:00Z"],
+    )
+    token = "mock-par-token-"  # the mocks' access URI (gpufabric.clouds.oci.mocks)
+    found: list[tuple[str, bool]] = []
+
+    def walk(value: Any, where: str, secret: bool) -> None:
+        if isinstance(value, dict):
+            wrapped = value.get(SIG_KEY) == SECRET_SIG
+            for key, item in value.items():
+                walk(item, f"{where}.{key}", secret or wrapped)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{where}[{i}]", secret)
+        elif isinstance(value, str):
+            text = value
+            with contextlib.suppress(ValueError):
+                text += base64.b64decode(value, validate=True).decode()
+            if token in text:
+                found.append((where, secret))
+
+    for r in plan.resources:
+        walk(r.inputs, f"{r.type} {r.name}", False)
+    walk(plan.outputs, "outputs", False)
+    assert any(p.startswith("oci:Core/instanceConfiguration") for p, _ in found), found
+    assert [p for p, secret in found if not secret] == []

@@ -6,7 +6,8 @@ with the Python standard library only:
 
     gpufabric-boot /etc/gpufabric/boot.json
 
-1. fetch the bundle (file://, http://, https://; a few tries), 2. check its sha256 against the
+1. fetch the bundle (file://, http://, https://; a few tries; from private object storage with
+the node's own identity where the settings say how: `auth`, below), 2. check its sha256 against the
 one the user data names (a mismatch stops here: nothing of it is run), 3. unpack it (regular
 files only, no absolute or `..` paths), 4. make the Ansible runtime (a venv from the bundle's
 wheels, or from the node's package index, or a given interpreter), 5. write a one-host
@@ -17,12 +18,24 @@ playbook with `ansible-playbook -c local`, 6. write the result:
                                             "running", "reason", "bundle", "version", "group",
                                             "host", "recap", "started", "finished", "log"}
 
+`auth` in the settings (written by the stack's program; none for a public or pre-signed URL):
+
+    {"kind": "bearer", "token_url": URL, "token_headers": {...}, "headers": {...}}
+        GET token_url (the instance metadata service) -> JSON "access_token"; the bundle is
+        fetched with "Authorization: Bearer <token>" and `headers`
+    {"kind": "sigv4", "region": R, "service": S, "session_url": URL, "session_headers": {...},
+     "session_header": NAME, "credentials_url": URL}
+        PUT session_url -> a session token (sent as header `session_header`); GET
+        credentials_url -> the role name, GET credentials_url + name -> AccessKeyId,
+        SecretAccessKey, Token; the GET is signed with Signature Version 4
+
 Exit status 0 when configured, 1 when not (cloud-init then reports the runcmd as failed).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -32,6 +45,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -45,13 +59,96 @@ class BootError(Exception):
     """Why the node is not configured (one line)."""
 
 
-def fetch(url: str, tries: int = FETCH_TRIES) -> bytes:
+def _ask(url: str, headers: dict[str, str], method: str = "GET") -> bytes:
+    """A small answer from the instance metadata service."""
+    request = urllib.request.Request(url, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=10) as answer:  # URL from the settings
+        return answer.read(1 << 20)
+
+
+def sigv4_headers(
+    method: str,
+    url: str,
+    headers: dict[str, str],
+    key: tuple[str, str],
+    region: str,
+    service: str,
+    amz_date: str,
+    payload_sha256: str = hashlib.sha256(b"").hexdigest(),
+) -> dict[str, str]:
+    """`headers` plus x-amz-date, x-amz-content-sha256 and the Authorization header of a
+    Signature Version 4 request (header-based auth, empty payload)."""
+    parts = urllib.parse.urlsplit(url)
+    signed = {k.lower(): v.strip() for k, v in headers.items()}
+    signed.update({"host": parts.netloc, "x-amz-date": amz_date})
+    signed["x-amz-content-sha256"] = payload_sha256
+    names = sorted(signed)
+    query = "&".join(
+        f"{urllib.parse.quote(k, safe='-_.~')}={urllib.parse.quote(v, safe='-_.~')}"
+        for k, v in sorted(urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
+    )
+    canonical = "\n".join(
+        [
+            method,
+            urllib.parse.quote(parts.path or "/", safe="/-_.~"),
+            query,
+            "".join(f"{n}:{signed[n]}\n" for n in names),
+            ";".join(names),
+            payload_sha256,
+        ]
+    )
+    scope = f"{amz_date[:8]}/{region}/{service}/aws4_request"
+    to_sign = "\n".join(
+        ["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()]
+    )
+    k = ("AWS4" + key[1]).encode()
+    for part in (amz_date[:8], region, service, "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    signature = hmac.new(k, to_sign.encode(), hashlib.sha256).hexdigest()
+    out = {n: signed[n] for n in names if n != "host"}
+    out["Authorization"] = (
+        f"AWS4-HMAC-SHA256 Credential={key[0]}/{scope}, "
+        f"SignedHeaders={';'.join(names)}, Signature={signature}"
+    )
+    return out
+
+
+def auth_headers(auth: dict[str, Any] | None, url: str) -> dict[str, str]:
+    """The headers that let the node's own identity read `url` (see `auth` above)."""
+    if not auth:
+        return {}
+    try:
+        if auth["kind"] == "bearer":
+            doc = json.loads(_ask(auth["token_url"], dict(auth.get("token_headers", {}))))
+            return {"Authorization": f"Bearer {doc['access_token']}", **auth.get("headers", {})}
+        if auth["kind"] == "sigv4":
+            session = _ask(auth["session_url"], dict(auth["session_headers"]), "PUT").decode()
+            ask = {auth["session_header"]: session}
+            role = _ask(auth["credentials_url"], ask).decode().split()[0]
+            creds = json.loads(_ask(auth["credentials_url"] + role, ask))
+            token = {"x-amz-security-token": creds["Token"]}
+            now = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            key = (creds["AccessKeyId"], creds["SecretAccessKey"])
+            return sigv4_headers("GET", url, token, key, auth["region"], auth["service"], now)
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        raise BootError(f"node identity for {url}: {type(exc).__name__}: {exc}") from None
+    raise BootError(f"auth kind {auth.get('kind')!r}: expected bearer or sigv4")
+
+
+def fetch(url: str, tries: int = FETCH_TRIES, auth: dict[str, Any] | None = None) -> bytes:
     if not url.startswith(("file:///", "http://", "https://")):
         raise BootError(f"bundle url {url!r}: only file://, http:// and https:// are fetched")
     last = ""
     for attempt in range(tries):
         try:
-            with urllib.request.urlopen(url, timeout=60) as answer:  # schemes checked above
+            headers = auth_headers(auth, url)  # fresh credentials each try
+        except BootError as exc:
+            last = str(exc)
+            time.sleep(min(2**attempt, 10))
+            continue
+        try:
+            request = urllib.request.Request(url, headers=headers)
+            with urllib.request.urlopen(request, timeout=60) as answer:  # schemes checked above
                 data = answer.read(MAX_BUNDLE + 1)
             if len(data) > MAX_BUNDLE:
                 raise BootError(f"bundle {url}: larger than {MAX_BUNDLE} bytes")
@@ -253,7 +350,7 @@ def main(argv: list[str]) -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "a") as log:
         try:
-            data = fetch(cfg["url"])
+            data = fetch(cfg["url"], auth=cfg.get("auth"))
             verify(data, cfg["sha256"])
             workdir.mkdir(parents=True, exist_ok=True)
             archive = workdir / f"{cfg['sha256']}.tar.gz"

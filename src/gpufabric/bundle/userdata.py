@@ -9,6 +9,8 @@ per-stack values; everything else is fixed.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 from dataclasses import dataclass
@@ -39,9 +41,12 @@ class BootConfig:
     playbooks: tuple[str, ...]
     skip_tags: tuple[str, ...]
     runtime: str = "index"
+    auth: dict[str, Any] | None = None
+    """How the node's own identity reads a private URL (gpufabric.bundle.boot: `auth`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        auth = {"auth": self.auth} if self.auth else {}
+        return auth | {
             "url": self.url,
             "sha256": self.sha256,
             "version": self.version,
@@ -54,7 +59,13 @@ class BootConfig:
         }
 
 
-def boot_config(bundle: Bundle, url: str, group: str, runtime: str = "index") -> BootConfig:
+def boot_config(
+    bundle: Bundle,
+    url: str,
+    group: str,
+    runtime: str = "index",
+    auth: dict[str, Any] | None = None,
+) -> BootConfig:
     """The node's settings for `bundle` published at `url`, for node group `group`."""
     if not _URL.match(url):
         raise UserError(f"bundle url {url!r}: a file:///, http:// or https:// URL without spaces")
@@ -74,17 +85,29 @@ def boot_config(bundle: Bundle, url: str, group: str, runtime: str = "index") ->
         tuple(bundle.spec.playbooks),
         tuple(bundle.spec.skip_tags),
         runtime,
+        auth,
     )
 
 
-def cloud_config(cfg: BootConfig) -> dict[str, Any]:
+def _script(compress: bool) -> dict[str, str]:
+    text = BOOT_SCRIPT.read_text()
+    if not compress:
+        return {"content": text}
+    # cloud-init's write_files decodes `gz+b64` (base64 of gzip); mtime 0: the same bytes
+    # every time, so the user data changes only when the script does
+    packed = gzip.compress(text.encode(), compresslevel=9, mtime=0)
+    return {"encoding": "gz+b64", "content": base64.b64encode(packed).decode()}
+
+
+def cloud_config(cfg: BootConfig, compress: bool = False) -> dict[str, Any]:
+    """`compress`: the boot script gzipped (what a cloud with a small user-data limit takes)."""
     return {
         "write_files": [
             {
                 "path": SCRIPT_PATH,
                 "permissions": "0755",
                 "owner": "root:root",
-                "content": BOOT_SCRIPT.read_text(),
+                **_script(compress),
             },
             {
                 "path": CONFIG_PATH,
@@ -97,7 +120,9 @@ def cloud_config(cfg: BootConfig) -> dict[str, Any]:
     }
 
 
-def render(cfg: BootConfig) -> str:
+def render(cfg: BootConfig, compress: bool = False) -> str:
     """The user data: `#cloud-config` and the document, dumped by PyYAML."""
-    body = yaml.safe_dump(cloud_config(cfg), sort_keys=False, default_flow_style=False, width=1000)
+    body = yaml.safe_dump(
+        cloud_config(cfg, compress), sort_keys=False, default_flow_style=False, width=1000
+    )
     return "#cloud-config\n" + body

@@ -49,6 +49,9 @@ class CloudSpec:
     """Whether gpufabric:capacity.resourceGroupArn (several reservations behind one group) applies."""
     capacity_targets: bool = False
     """Whether gpufabric:capacity.reservations (several reservations, nodes placed on each) applies."""
+    boot_store: str = ""
+    """The object storage its program puts the configuration bundle in when gpufabric:boot is
+    enabled (e.g. "S3"); '' where the program cannot (boot mode is then refused in config)."""
     topology_input: str = ""
     """What `gpufabric topology --source <name> --input FILE` reads; '' where the cloud has no
     topology source of its own (topology.py)."""

@@ -10,7 +10,7 @@ import ipaddress
 import re
 from typing import Literal
 
-from pydantic import Field, PrivateAttr, StrictInt, field_validator, model_validator
+from pydantic import Field, PrivateAttr, StrictBool, StrictInt, field_validator, model_validator
 
 from gpufabric.catalog import InstanceType
 from gpufabric.config.base import Cidr, ConfigModel
@@ -137,6 +137,41 @@ class RootVolume(ConfigModel):
     model narrows the type, or its rules refuse the key)."""
 
 
+_PLAYBOOK_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}\.yml$")
+
+
+class BootSettings(ConfigModel):
+    """`gpufabric:boot`: the nodes configure themselves at first boot. With `enabled`, the
+    program renders the stack's configuration bundle (gpufabric.bundle), puts it in the stack's
+    own private object storage, lets only the nodes read it, and makes the nodes' user data the
+    cloud-config that fetches it, checks its sha256 and runs the playbooks locally."""
+
+    enabled: StrictBool = False
+    runtime: str = "index"
+    """Where the node's Ansible comes from: `index` (the node's package index) or
+    `python:/ABSOLUTE/PATH` (an image with ansible-core baked in)."""
+    playbooks: list[str] = ["tune-fabric.yml"]
+
+    @field_validator("runtime")
+    @classmethod
+    def _runtime(cls, value: str) -> str:
+        if value != "index" and not re.fullmatch(r"python:/[A-Za-z0-9_./+-]+", value):
+            raise ValueError("must be index or python:/ABSOLUTE/PATH of a Python with Ansible")
+        return value
+
+    @field_validator("playbooks")
+    @classmethod
+    def _playbooks(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("name at least one playbook, e.g. tune-fabric.yml")
+        for book in value:
+            if not _PLAYBOOK_RE.match(book):
+                raise ValueError(
+                    f"{book!r}: a playbook file name in playbooks/, e.g. tune-fabric.yml"
+                )
+        return value
+
+
 class StackConfig(ConfigModel):
     """What every stack file says about its cluster; a cloud's package extends it with its
     `gpufabric:<cloud>` section and its storage types (gpufabric.clouds.<cloud>.settings)."""
@@ -160,6 +195,7 @@ class StackConfig(ConfigModel):
     """The file system: each cloud's model narrows this to its own storage types."""
     root_volume: RootVolume = RootVolume()
     user_data: str | None = None
+    boot: BootSettings = BootSettings()
     tags: dict[str, str] = {}
     _instance: InstanceType | None = PrivateAttr(default=None)
 

@@ -40,6 +40,7 @@ def check(cfg: StackConfig) -> InstanceType:
         )
     _check_reservations(cfg, itype)
     _check_network(cfg)
+    _check_boot(cfg, itype)
     registry.module(itype.cloud, "rules").check(cfg, itype)
     return itype
 
@@ -67,6 +68,29 @@ def _check_reservations(cfg: StackConfig, itype: InstanceType) -> None:
             "gpufabric:nodeGroup",
             cfg.node_group,
             "several reservations place each node on its own: use nodeGroup instances",
+        )
+
+
+def _check_boot(cfg: StackConfig, itype: InstanceType) -> None:
+    """Boot mode: the cloud's program must have object storage for the bundle, and the nodes'
+    user data is the boot cloud-config (one document: not both)."""
+    if not cfg.boot.enabled:
+        return
+    spec = registry.get(itype.cloud)
+    if not spec.boot_store:
+        takers = [s.display_name for s in registry.specs() if s.boot_store]
+        raise ConfigError(
+            "gpufabric:boot.enabled",
+            True,
+            f"the {spec.display_name} program has no object storage to put the bundle in "
+            f"({'/'.join(takers)} have); render and upload it yourself (docs/scale.md)",
+        )
+    if cfg.user_data is not None:
+        raise ConfigError(
+            "gpufabric:userData",
+            f"<{len(cfg.user_data.encode())} bytes>",
+            "with gpufabric:boot.enabled the nodes' user data is the boot cloud-config; "
+            "unset one of them",
         )
 
 

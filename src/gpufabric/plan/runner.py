@@ -120,7 +120,12 @@ def _encode(value: Any) -> str:
 
 
 def _tidy(value: Any) -> Any:
-    """Integral floats (how numbers cross the wire) back to ints; drop None; sort maps."""
+    """Integral floats (how numbers cross the wire) back to ints; drop None; sort maps; a file
+    asset (an object's upload) as its file's name."""
+    import pulumi
+
+    if isinstance(value, pulumi.FileAsset):
+        return {"fileAsset": Path(str(value.path)).name}
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):

@@ -13,6 +13,7 @@ CLOUD = CloudSpec(
     discovery_input="`aws ec2 describe-instances --output json`",
     capacity_targets=True,
     topology_source="aws",
+    boot_store="S3",
     capacity_groups=True,
     topology_input="`aws ec2 describe-instance-topology` output (JSON)",
 )

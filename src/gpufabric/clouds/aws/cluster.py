@@ -9,6 +9,7 @@ import pulumi_aws as aws
 
 from gpufabric import stack_outputs
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.aws.bundle import build_bundle
 from gpufabric.clouds.aws.network import build_network, storage_security_group
 from gpufabric.clouds.aws.nodes import build_nodes, build_placement
 from gpufabric.clouds.aws.settings import AwsStackConfig, FsxLustreConfig
@@ -55,7 +56,8 @@ class AwsCluster(pulumi.ComponentResource):
         }
         net = build_network(cfg, tags, self)
         placement = build_placement(cfg, reservation_group, tags, self)
-        nodes = build_nodes(cfg, itype, net, placement, tags, self, groups)
+        boot = build_bundle(cfg, itype, tags, self) if cfg.boot.enabled else None
+        nodes = build_nodes(cfg, itype, net, placement, tags, self, groups, boot)
 
         storage: pulumi.Output[dict | None] = pulumi.Output.from_input(None)
         if isinstance(cfg.storage, FsxLustreConfig):

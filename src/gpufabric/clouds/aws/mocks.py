@@ -39,6 +39,10 @@ def computed(
         out.setdefault("availabilityZone", facts.zone)
     if typ == "aws:ec2/subnet:Subnet":
         out["availabilityZone"] = inputs.get("availabilityZone", facts.zone)
+    if typ == "aws:s3/bucket:Bucket":
+        out["bucket"] = inputs.get("bucket", name)
+        out["bucketRegionalDomainName"] = f"{out['bucket']}.s3.{facts.region}.amazonaws.com"
+        out["arn"] = f"arn:aws:s3:::{out['bucket']}"
     if typ == "aws:ec2/instance:Instance":
         out["privateIp"] = "10.0.0.10"
         out["privateDns"] = f"ip-10-0-0-10.{facts.region}.compute.internal"

@@ -23,6 +23,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.aws.bundle import AwsBoot, grant_read
 from gpufabric.clouds.aws.efa import nic_layout
 from gpufabric.clouds.aws.network import AwsNetwork
 from gpufabric.clouds.aws.settings import AwsStackConfig
@@ -88,13 +89,18 @@ def build_nodes(
     tags: dict[str, str],
     parent: pulumi.Resource,
     reservation_groups: dict[str, pulumi.Output[str | None]] | None = None,
+    boot: AwsBoot | None = None,
 ) -> AwsNodes:
     """`reservation_groups`: with several reservations, each one's placement group ARN (read at
-    deploy time); each node then targets its own reservation, in that reservation's group."""
+    deploy time); each node then targets its own reservation, in that reservation's group.
+    `boot` (gpufabric:boot.enabled): the nodes' user data fetches its bundle, which the node
+    role may read."""
     opts = pulumi.ResourceOptions(parent=parent)
     name = cfg.name
     node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
-    profile = _instance_profile(name, tags, opts)
+    role, profile = _instance_profile(name, tags, opts)
+    if boot is not None:
+        grant_read(boot, role, name, parent)
     with_subnet = cfg.node_group == "instances"  # an ASG sets subnets itself
     template = aws.ec2.LaunchTemplate(
         f"{name}-node",
@@ -129,7 +135,7 @@ def build_nodes(
             if cfg.capacity.type == "capacity-block"
             else None
         ),
-        user_data=_user_data(cfg),
+        user_data=boot.user_data if boot is not None else _user_data(cfg),
         tag_specifications=[
             aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=node_tags)
             for kind in ("instance", "volume", "network-interface")
@@ -145,7 +151,7 @@ def build_nodes(
 
 def _instance_profile(
     name: str, tags: dict[str, str], opts: pulumi.ResourceOptions
-) -> aws.iam.InstanceProfile:
+) -> tuple[aws.iam.Role, aws.iam.InstanceProfile]:
     role = aws.iam.Role(
         f"{name}-node",
         assume_role_policy=json.dumps(
@@ -167,7 +173,7 @@ def _instance_profile(
     aws.iam.RolePolicyAttachment(
         f"{name}-node-ssm", role=role.name, policy_arn=SSM_POLICY_ARN, opts=opts
     )
-    return aws.iam.InstanceProfile(
+    return role, aws.iam.InstanceProfile(
         f"{name}-node", role=role.name, path=IAM_PATH, tags=tags, opts=opts
     )
 

@@ -17,4 +17,5 @@ CLOUD = CloudSpec(
     region_key="azure-native:location",
     discovery_input="`az vmss nic list -g RG --vmss-name NAME -o json`",
     topology_source="ib",
+    boot_store="Blob Storage",
 )

@@ -18,6 +18,9 @@ AZURE_NAME_INPUT = {
     "azure-native:compute:VirtualMachineScaleSet": "vmScaleSetName",
     "azure-native:managedidentity:UserAssignedIdentity": "resourceName",
     "azure-native:storagecache:AmlFilesystem": "amlFilesystemName",
+    "azure-native:storage:StorageAccount": "accountName",
+    "azure-native:storage:BlobContainer": "containerName",
+    "azure-native:storage:Blob": "blobName",
 }
 
 
@@ -46,5 +49,12 @@ def computed(
 
 
 def answer(token: str, facts: MockFacts) -> dict[str, Any]:
-    """No Azure function call needs an answer under the mocks."""
+    """The provider functions the Azure component calls."""
+    if token == "azure-native:authorization:getClientConfig":
+        return {
+            "subscriptionId": "00000000-0000-0000-0000-000000000000",
+            "tenantId": "11111111-1111-1111-1111-111111111111",
+            "clientId": "22222222-2222-2222-2222-222222222222",
+            "objectId": "33333333-3333-3333-3333-333333333333",
+        }
     return {}

@@ -11,6 +11,7 @@ import pulumi
 from pulumi_azure_native import compute, managedidentity
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.azure.bundle import build_bundle
 from gpufabric.clouds.azure.network import AzureNetwork
 from gpufabric.clouds.azure.partitions import Partition, partitions
 from gpufabric.clouds.azure.settings import AzureStackConfig
@@ -59,6 +60,13 @@ def build_nodes(
         tags=tags,
         opts=opts,
     )
+    custom_data: pulumi.Input[str] | None = (
+        user_data_input(cfg.user_data, base64.b64encode(cfg.user_data.encode()).decode())
+        if cfg.user_data
+        else None
+    )
+    if cfg.boot.enabled:  # the bundle in the stack's storage account; customData fetches it
+        custom_data = build_bundle(cfg, itype, resource_group, identity, tags, parent).user_data
     cut = partitions(name, cfg.nodes, cfg.azure.max_vms_per_scale_set)
     scale_sets = [
         compute.VirtualMachineScaleSet(
@@ -77,7 +85,7 @@ def build_nodes(
                 type=compute.ResourceIdentityType.USER_ASSIGNED,
                 user_assigned_identities=[identity.id],
             ),
-            virtual_machine_profile=_vm_profile(cfg, net, part),
+            virtual_machine_profile=_vm_profile(cfg, net, part, custom_data),
             resource_group_name=resource_group,
             location=cfg.region,
             tags={**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1], PARTITION_TAG: str(part.index)},
@@ -104,7 +112,10 @@ def image_reference(cfg: AzureStackConfig) -> compute.ImageReferenceArgs:
 
 
 def _vm_profile(
-    cfg: AzureStackConfig, net: AzureNetwork, part: Partition
+    cfg: AzureStackConfig,
+    net: AzureNetwork,
+    part: Partition,
+    custom_data: pulumi.Input[str] | None,
 ) -> compute.VirtualMachineScaleSetVMProfileArgs:
     user = cfg.azure.admin_username
     key = cfg.azure.ssh_public_key  # required by the model
@@ -135,11 +146,7 @@ def _vm_profile(
                     ]
                 ),
             ),
-            custom_data=(
-                user_data_input(cfg.user_data, base64.b64encode(cfg.user_data.encode()).decode())
-                if cfg.user_data
-                else None
-            ),
+            custom_data=custom_data,
         ),
         network_profile=compute.VirtualMachineScaleSetNetworkProfileArgs(
             network_interface_configurations=[

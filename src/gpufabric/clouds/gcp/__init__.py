@@ -13,5 +13,6 @@ CLOUD = CloudSpec(
     discovery_input="`gcloud compute instances list --format=json`",
     capacity_targets=True,
     topology_source="gcp",
+    boot_store="Cloud Storage",
     topology_input="`gcloud compute instances list --format=json` or physical_host values",
 )

@@ -24,6 +24,7 @@ import pulumi_gcp.compute as compute
 
 from gpufabric.catalog import InstanceType
 from gpufabric.clouds.gcp import facts
+from gpufabric.clouds.gcp.bundle import build_bundle
 from gpufabric.clouds.gcp.network import GcpNetwork, GcpSubnet
 from gpufabric.clouds.gcp.placement import compact_placement, provisioning_model
 from gpufabric.clouds.gcp.settings import GcpStackConfig
@@ -74,16 +75,27 @@ def build_nodes(
     node_labels = {**labels, ROLE_LABEL[0]: ROLE_LABEL[1]}
     subnets = {sub.role: sub for sub in (net.host, *net.extra_host, *net.gpu)}
     layout = [(slot, subnets[slot.role]) for slot in nic_layout(itype)]
+    user_data: pulumi.Input[str] | None = (
+        user_data_input(cfg.user_data) if cfg.user_data is not None else None
+    )
+    if cfg.boot.enabled:  # the bundle in the stack's bucket; the user data fetches it
+        user_data = build_bundle(cfg, itype, labels, parent).user_data
+    common = _common(cfg, net, node_labels, user_data)
     if cfg.node_group == "group":
-        return _managed_group(cfg, itype, net, layout, node_labels, opts)
-    return _instances(cfg, itype, net, layout, node_labels, opts)
+        return _managed_group(cfg, itype, net, layout, common, opts)
+    return _instances(cfg, itype, net, layout, common, opts)
 
 
-def _common(cfg: GcpStackConfig, net: GcpNetwork, node_labels: dict[str, str]) -> dict[str, Any]:
+def _common(
+    cfg: GcpStackConfig,
+    net: GcpNetwork,
+    node_labels: dict[str, str],
+    user_data: pulumi.Input[str] | None,
+) -> dict[str, Any]:
     """Arguments an instance and an instance template share, by keyword."""
     metadata: dict[str, pulumi.Input[str]] = {"enable-oslogin": "TRUE"}
-    if cfg.user_data is not None:  # cloud-init on the Ubuntu accelerator images
-        metadata["user-data"] = user_data_input(cfg.user_data)
+    if user_data is not None:  # cloud-init on the Ubuntu accelerator images
+        metadata["user-data"] = user_data
     return {
         "project": cfg.gcp.project,
         "machine_type": cfg.instance_type,
@@ -98,7 +110,7 @@ def _managed_group(
     itype: InstanceType,
     net: GcpNetwork,
     layout: list[tuple[NicSlot, GcpSubnet]],
-    node_labels: dict[str, str],
+    common: dict[str, Any],
     opts: pulumi.ResourceOptions,
 ) -> GcpNodes:
     name = cfg.name
@@ -116,7 +128,7 @@ def _managed_group(
     template = compute.InstanceTemplate(
         f"{name}-node",
         name_prefix=f"{name}-node-",
-        **_common(cfg, net, node_labels),
+        **common,
         disks=[
             compute.InstanceTemplateDiskArgs(
                 boot=True,
@@ -197,7 +209,7 @@ def _instances(
     itype: InstanceType,
     net: GcpNetwork,
     layout: list[tuple[NicSlot, GcpSubnet]],
-    node_labels: dict[str, str],
+    common: dict[str, Any],
     opts: pulumi.ResourceOptions,
 ) -> GcpNodes:
     name = cfg.name
@@ -232,7 +244,7 @@ def _instances(
                 node_name,
                 name=node_name,
                 zone=cfg.zone,
-                **_common(cfg, net, node_labels),
+                **common,
                 boot_disk=compute.InstanceBootDiskArgs(
                     auto_delete=True,
                     initialize_params=compute.InstanceBootDiskInitializeParamsArgs(

@@ -79,6 +79,13 @@ def check(cfg: GcpStackConfig, itype: InstanceType) -> None:
             "an AWS KMS key; GCP boot disks use Google-managed encryption here",
         )
     _check_storage(cfg)
+    if cfg.boot.enabled and cfg.gcp.service_account is None:
+        raise ConfigError(
+            "gpufabric:gcp.serviceAccount",
+            None,
+            "boot mode lets only the nodes' service account read the bundle: name one "
+            "(gpufabric:boot.enabled)",
+        )
 
 
 def _check_zone(cfg: GcpStackConfig) -> None:

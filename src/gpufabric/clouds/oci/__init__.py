@@ -12,5 +12,6 @@ CLOUD = CloudSpec(
     region_key="oci:region",
     discovery_input="`oci compute-management instance-pool list-instances`, `oci compute vnic-attachment list` and `oci network vnic get` (JSON)",
     topology_source="oci",
+    boot_store="Object Storage",
     topology_input="OCI compute host list (ListComputeCapacityTopologyComputeBareMetalHosts / ListComputeHosts) or rdmaTopologyData per node",
 )

@@ -17,6 +17,12 @@ def computed(
             {**pool, "id": f"<{name}.pool{index}.id>"}
             for index, pool in enumerate(inputs.get("instancePools", []))
         ]
+    if typ == "oci:ObjectStorage/preauthrequest:Preauthrequest":
+        # the request's secret part: a made-up token of URL characters only
+        out["accessUri"] = (
+            f"/p/mock-par-token-{name}/n/{inputs.get('namespace')}/b/{inputs.get('bucket')}"
+            f"/o/{inputs.get('objectName')}"
+        )
     if typ == "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem":
         out["managementServiceAddress"] = f"<{name}.mgsAddress>"
         out["lnet"] = "tcp"
@@ -25,6 +31,8 @@ def computed(
 
 def answer(token: str, facts: MockFacts) -> dict[str, Any]:
     """The provider functions the OCI component calls: the region's Oracle services."""
+    if token == "oci:ObjectStorage/getNamespace:getNamespace":
+        return {"namespace": "mocktenancyns"}
     if token == "oci:Core/getServices:getServices":
         label = f"all-{facts.region}-services-in-oracle-services-network"
         return {

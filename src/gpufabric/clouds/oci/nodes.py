@@ -13,6 +13,7 @@ import pulumi
 import pulumi_oci as oci
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.oci.bundle import build_bundle
 from gpufabric.clouds.oci.network import OciNetwork
 from gpufabric.clouds.oci.settings import OciStackConfig
 from gpufabric.clouds.outputs import user_data_input
@@ -57,13 +58,19 @@ def build_nodes(
     opts = pulumi.ResourceOptions(parent=parent)
     name = cfg.name
     node_tags = {**tags, NODE_ROLE_TAG[0]: NODE_ROLE_TAG[1]}
+    user_data: pulumi.Input[str] | None = None
+    if cfg.user_data:
+        encoded = base64.b64encode(cfg.user_data.encode()).decode()
+        user_data = user_data_input(cfg.user_data, encoded)
+    if cfg.boot.enabled:  # the bundle in the stack's bucket; the user data fetches it
+        user_data = build_bundle(cfg, itype, compartment, tags, parent).user_data
     configuration = oci.core.InstanceConfiguration(
         f"{name}-nodes",
         compartment_id=compartment,
         display_name=f"{name}-nodes",
         instance_details=oci.core.InstanceConfigurationInstanceDetailsArgs(
             instance_type="compute",
-            launch_details=_launch_details(cfg, itype, compartment, net, node_tags),
+            launch_details=_launch_details(cfg, itype, compartment, net, node_tags, user_data),
         ),
         freeform_tags=tags,
         opts=opts,
@@ -126,12 +133,12 @@ def _launch_details(
     compartment: str,
     net: OciNetwork,
     tags: dict[str, str],
+    user_data: pulumi.Input[str] | None,
 ) -> oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsArgs:
     settings = cfg.oci
     metadata: dict[str, pulumi.Input[str]] = {"ssh_authorized_keys": settings.ssh_public_key}
-    if cfg.user_data:
-        encoded = base64.b64encode(cfg.user_data.encode()).decode()
-        metadata["user_data"] = user_data_input(cfg.user_data, encoded)
+    if user_data is not None:
+        metadata["user_data"] = user_data
     return oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsArgs(
         shape=itype.name,
         availability_domain=cfg.zone,

@@ -44,6 +44,13 @@ def check(cfg: OciStackConfig, itype: InstanceType) -> None:
     _check_node_group(cfg)
     _check_placement(cfg)
     _check_capacity(cfg)
+    if cfg.boot.enabled and cfg.oci.boot_url_expires is None:
+        raise ConfigError(
+            "gpufabric:oci.bootUrlExpires",
+            None,
+            "boot mode reads the bundle through a pre-authenticated request, which needs an "
+            "end: an RFC 3339 UTC time like 2027-06-30T00:00:00Z",
+        )
     if cfg.root_volume.kms_key_id is not None:
         raise ConfigError(
             "gpufabric:rootVolume.kmsKeyId",

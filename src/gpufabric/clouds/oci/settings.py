@@ -19,6 +19,10 @@ from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import MountPath
 
+_RFC3339_UTC = re.compile(
+    r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$"
+)
+
 # OCID: ocid1.<resource type>.<realm>.[region][.future use].<unique id>
 # [P] docs.oracle.com/iaas/Content/General/Concepts/identifiers.htm
 OCID_RE = re.compile(
@@ -70,9 +74,20 @@ class OciSettings(ConfigModel):
     """Place every node inside this HPC island (cluster_configuration.hpc_island_id)."""
     network_block_ids: list[str] = []
     """...and inside these network blocks of that island (needs hpcIslandId)."""
+    boot_url_expires: str | None = None
+    """Boot mode (gpufabric:boot.enabled): when the nodes' pre-authenticated read of the bundle
+    expires (RFC 3339, UTC, e.g. 2027-06-30T00:00:00Z); nodes that boot later cannot fetch it
+    until a new date is deployed. Required in boot mode."""
     max_cluster_network_nodes: StrictInt | None = Field(default=None, ge=1)
     """The number of nodes your tenancy's service limits allow in one cluster network; set it
     and the plan refuses more nodes before OCI does (OCI publishes no fixed number)."""
+
+    @field_validator("boot_url_expires")
+    @classmethod
+    def _rfc3339(cls, value: str | None) -> str | None:
+        if value is not None and not _RFC3339_UTC.match(value):
+            raise ValueError("must be an RFC 3339 UTC time like 2027-06-30T00:00:00Z")
+        return value
 
     @field_validator("compartment_id")
     @classmethod
