@@ -7,6 +7,7 @@ so inputs built from them are never silently None.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import pulumi
@@ -43,6 +44,9 @@ class RecordingMocks(pulumi.runtime.Mocks):
     def __init__(self, facts: MockFacts) -> None:
         self.facts = facts
         self.records: list[Recorded] = []
+        # type token -> its cloud's mocks module: looked up in the registry once per token, not
+        # once per resource (thousands of instances share one token)
+        self._cloud_mocks: dict[str, ModuleType | None] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
         rid = args.resource_id or placeholder_id(args.name)
@@ -58,16 +62,21 @@ class RecordingMocks(pulumi.runtime.Mocks):
 
     def _answer(self, args: pulumi.runtime.MockCallArgs) -> dict:
         """A provider function's answer, from the cloud whose token it is."""
-        mocks = registry.mocks_for_type(args.token)
+        mocks = self._mocks_for(args.token)
         return mocks.answer(args.token, self.facts) if mocks is not None else {}
 
     def _computed(self, typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         """Attributes the cloud would fill in, for the types whose outputs the program reads."""
         out: dict[str, Any] = {"name": inputs.get("name", name)}
-        mocks = registry.mocks_for_type(typ)
+        mocks = self._mocks_for(typ)
         if mocks is not None:
             out.update(mocks.computed(typ, name, inputs, self.records, self.facts))
         return out
+
+    def _mocks_for(self, token: str) -> ModuleType | None:
+        if token not in self._cloud_mocks:
+            self._cloud_mocks[token] = registry.mocks_for_type(token)
+        return self._cloud_mocks[token]
 
 
 class CapturingMonitor(pulumi_mocks.MockMonitor):
