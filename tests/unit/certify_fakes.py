@@ -37,9 +37,11 @@ class FakeRunner:
         self.reports = reports  # host -> collector JSON, None: unreachable
         self.slurm = slurm  # node -> {"state", "reason"}
         self.calls: list[list[str]] = []
+        self.script_args: list[list[str]] = []  # the node collector's arguments, per call
 
     def script(self, hosts: list[str], path: Path, args: list[str]) -> dict[str, dict[str, Any]]:
         assert path.name == "collect_node.py"
+        self.script_args.append(list(args))
         out: dict[str, dict[str, Any]] = {}
         for h in hosts:
             rep = self.reports.get(h)

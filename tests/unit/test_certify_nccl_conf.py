@@ -206,3 +206,75 @@ def test_roce_profiles_write_gid_index_3():
     assert {e["name"]: e["value"] for e in own["conf"]}["NCCL_IB_GID_INDEX"] == "5"
     assert clustermax.gid_index("NCCL_IB_GID_INDEX=5\n", roce_v2=True).status == "warning"
     assert clustermax.gid_index("", roce_v2=True).status == "fail"
+
+
+def fake_host(tmp: Path, conf: str, fabric: str) -> Path:
+    """A host root for cmax's collector (platform_config.py --root): /etc/nccl.conf, and for
+    an RDMA fabric one RDMA device whose port has the fabric's link layer."""
+    (tmp / "etc").mkdir(parents=True)
+    (tmp / "etc" / "nccl.conf").write_text(conf)
+    (tmp / "sys" / "class" / "net").mkdir(parents=True)
+    if fabric in RDMA_FABRICS:
+        port = tmp / "sys" / "class" / "infiniband" / "mlx5_0" / "ports" / "1"
+        port.mkdir(parents=True)
+        layer = "InfiniBand" if fabric == "infiniband" else "Ethernet"
+        (port / "link_layer").write_text(layer + "\n")
+    return tmp
+
+
+def cmax_networking(tmp: Path, conf: str, fabric: str, nodes: int, tiers: int) -> dict[str, Any]:
+    """cmax's networking grading of one rendered /etc/nccl.conf: host-check.sh's grep (real
+    grep) for ncclAutoConfig, platform_config.py's collector on the host root and its fold for
+    the queue pairs and topology file, audit_report.evaluate for the verdicts."""
+    from tests import cmax_audit
+
+    where = cmax_audit.scripts()
+    assert where is not None
+    root = fake_host(tmp, conf, fabric)
+    grep = subprocess.run(
+        ["grep", "-qE", cmax_grep_pattern(where), str(root / "etc" / "nccl.conf")]
+    )
+    worker = {"WORKER_NCCL_CONF_OVERRIDES": "true" if grep.returncode == 0 else "false"}
+    report = cmax_audit.platform_config(where).collect_host(
+        root=root, harness=cmax_audit.HARNESS, hostname="node"
+    )
+    vals = cmax_audit.values(where, [worker], [report], nodes, tiers, topology_plugin=None)
+    return cmax_audit.grade(where, vals)
+
+
+# Flags cmax raises on a shipped profile that are known and why (profile, check key).
+KNOWN_FLAGS = {
+    ("gcp-gib", "nccl_ib_qps.status"): "the gIB profile takes its IB settings from Google's "
+    "/usr/local/gib/scripts/set_nccl_env.sh in the job environment, which cmax's collector "
+    "(nccl.conf, else its own environment) does not read: advisory on a multi-tier fabric",
+}
+
+
+@pytest.mark.parametrize(("name", "versions", "nodes", "tiers"), cases())
+def test_cmax_networking_grading_passes_every_profile(name, versions, nodes, tiers, tmp_path):
+    """No shipped profile is flagged by a graded networking check of `cmax audit networking`
+    (Slurm harness; cmax grades configuration findings as warnings): ncclAutoConfig passes,
+    the queue-pair and topology-file checks pass or do not apply."""
+    if cmax_audit_missing():
+        pytest.skip("clustermax is not installed (the [dev] extra)")
+    prof = profiles.book().profiles[name]
+    conf = render_file("nccl.conf.j2", rendered(name, versions, nodes, tiers))
+    graded = cmax_networking(tmp_path, conf, prof.fabric, nodes, tiers)
+    assert graded["networking.ncclAutoConfig"][0] == "pass", graded
+    flagged = {k for k, (status, _a) in graded.items() if status in ("fail", "warning")}
+    assert flagged <= {k for p, k in KNOWN_FLAGS if p == name}, graded
+
+
+def test_cmax_networking_grading_fails_a_pin_and_warns_on_one_queue_pair(tmp_path):
+    """The same path flags a pin in a comment of nccl.conf and one QP on a multi-tier RDMA
+    fabric (cmax's grade for both: warning): the grading above can fail."""
+    if cmax_audit_missing():
+        pytest.skip("clustermax is not installed (the [dev] extra)")
+    pinned = cmax_networking(tmp_path / "a", "# NCCL_ALGO=Ring\n", "lab", 8, 1)
+    assert pinned["networking.ncclAutoConfig"] == ("warning", "Check failed"), pinned
+    one_qp = cmax_networking(tmp_path / "b", "NCCL_IB_QPS_PER_CONNECTION=1\n", "infiniband", 128, 3)
+    assert one_qp["nccl_ib_qps.status"][0] == "warning", one_qp
+
+
+def cmax_audit_missing() -> bool:
+    return cmax_scripts() is None

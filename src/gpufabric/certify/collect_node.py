@@ -10,6 +10,8 @@ paths           {path: exists} for the paths given as arguments (plugin librarie
                 NCCL_TOPO_FILE that /etc/nccl.conf names
 tools           {nvbandwidth, dcgmi, nvidia-smi: path or ""}
 dcgm            {"rc", "tail"} of `dcgmi diag -r 1` where dcgmi exists
+storage         with --storage=PATH: {"path", "dir": is a directory, "mount": the mount point
+                holding it (/proc/self/mounts), "fstype"}; null without
 """
 
 import glob
@@ -37,7 +39,24 @@ def roce_v2():
     return False
 
 
+def storage(path):
+    """Where PATH lives: the longest mount point of /proc/self/mounts that holds it."""
+    real = os.path.realpath(path)
+    best, fstype = "", ""
+    for line in read("/proc/self/mounts").splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        mount = fields[1].replace("\\040", " ")
+        inside = real == mount or real.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, fstype = mount, fields[2]
+    return {"path": path, "dir": os.path.isdir(path), "mount": best, "fstype": fstype}
+
+
 def main(argv):
+    store = [a.split("=", 1)[1] for a in argv if a.startswith("--storage=")]
+    argv = [a for a in argv if not a.startswith("--storage=")]
     tools = {t: shutil.which(t) or "" for t in ("nvbandwidth", "dcgmi", "nvidia-smi")}
     conf = read("/etc/nccl.conf")
     topo = [
@@ -56,6 +75,7 @@ def main(argv):
         "paths": {p: os.path.exists(p) for p in argv + topo[:1] if p.startswith("/")},
         "tools": tools,
         "dcgm": None,
+        "storage": storage(store[0]) if store and store[0].startswith("/") else None,
     }
     if tools["dcgmi"] and "--no-dcgm" not in argv:
         proc = subprocess.run(

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from gpufabric.certify import stages
 from gpufabric.certify.hosts import Holder, Inventory, Runner
 from gpufabric.certify.limits import Collective, judge, table
+from gpufabric.certify.storage import StorageBench, goal_of, path_of, rated_of, storage_stage
 from gpufabric.errors import UserError
 from gpufabric.inputs import packaged
 from gpufabric.node.nccl_profiles import select
@@ -35,6 +36,8 @@ class Options:
     soak_repeats: int = field(default_factory=lambda: int(table()["soak"]["repeats"]))
     fabric_tiers: int = 0
     versions: dict[str, str] = field(default_factory=dict)
+    storage_goal: dict[str, Any] | None = None  # the stack's gpufabric:storage.checkpoint (-s)
+    storage_path: str = ""  # the stack's storage mount point (-s)
 
 
 class Progress(Protocol):
@@ -74,6 +77,7 @@ def certify(
     collective_run: CollectiveRun | None,
     opts: Options,
     progress: Progress | None = None,
+    storage_bench: StorageBench | None = None,
 ) -> dict[str, Any]:
     progress = progress or Quiet()
     start = time.time()
@@ -87,6 +91,10 @@ def certify(
     if not fabric:
         raise UserError("inventory: gpufabric_fabric must be set, one value for every host")
     select(fabric, cloud)  # a fabric without an NCCL profile is refused before any hold
+    # the stack's goal and mount point (-s) count where the inventory sets none
+    goal = goal_of(inv.var("gpufabric_storage_checkpoint", None) or opts.storage_goal)
+    store_path = path_of(inv) or opts.storage_path
+    rated = rated_of(inv)
     want_gpus = None
     if instance_type:
         from gpufabric.catalog import lookup
@@ -117,7 +125,7 @@ def certify(
         return not alive
 
     paths = stages.profile_paths(fabric, cloud)
-    data = stages.collect(runner, alive, paths, opts.dcgm)
+    data = stages.collect(runner, alive, paths, opts.dcgm, store_path)
     judged(stages.sanity(alive, data, want_gpus), begin(1))
     if not nobody_left(begin(2)):
         judged(stages.configuration(alive, data, fabric, cloud, opts.fabric_tiers), 2)
@@ -139,13 +147,10 @@ def certify(
         judged(_collectives(inv, alive, fabric, instance_type, collective_run, collectives), n)
 
     n = begin(6)
-    goal = inv.var("gpufabric_storage_checkpoint", None)
-    why = (
-        "no checkpoint goal in the inventory (gpufabric_storage_checkpoint)"
-        if goal in (None, "", {})
-        else "checkpoint goal set; certify does not measure storage yet: run the storage bench"
-    )
-    judged(stages.skipped(6, alive, why), n)
+    if not alive:
+        judged(stages.skipped(6, alive, "no node left"), n)
+    else:
+        judged(storage_stage(list(alive), data, goal, store_path, storage_bench, rated), n)
 
     n = begin(7)
     if opts.soak_repeats < 1 or len(alive) < 2:

@@ -67,9 +67,13 @@ def profile_paths(fabric: str, cloud: str) -> list[str]:
     return [lib] if lib.startswith("/") else []
 
 
-def collect(runner: Runner, hosts: list[str], paths: list[str], dcgm: bool) -> dict[str, Any]:
-    """Run the node collector on every host: host -> its JSON (absent when it did not answer)."""
-    res = runner.script(hosts, COLLECTOR, paths + ([] if dcgm else ["--no-dcgm"]))
+def collect(
+    runner: Runner, hosts: list[str], paths: list[str], dcgm: bool, storage: str = ""
+) -> dict[str, Any]:
+    """Run the node collector on every host: host -> its JSON (absent when it did not answer).
+    `storage`: the shared file system's path, whose mount each node reports."""
+    args = paths + ([] if dcgm else ["--no-dcgm"]) + ([f"--storage={storage}"] if storage else [])
+    res = runner.script(hosts, COLLECTOR, args)
     out: dict[str, Any] = {}
     for h, r in res.items():
         if r.get("unreachable") or r.get("failed") or r.get("rc", 0) != 0:

@@ -9,6 +9,7 @@ Exit 0: every node certified; 1: a node or a stage failed; 2: usage error or bad
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
@@ -64,6 +65,56 @@ def doctor(inventory: Path, out: Path) -> Any:
         return report
 
     return run
+
+
+def storage_bench(inventory: Path, out: Path) -> Any:
+    """The storage bench (playbooks/storage-benchmark.yml) on some hosts at once; the fio reports
+    land in OUT/storage (emptied first: only this run's reports), the log beside it. The
+    playbook's own gate is off: certify gates the reports (gpufabric.certify.storage)."""
+    import os
+    import shutil
+    import subprocess
+
+    from gpufabric.cli.health import REPO, SSH_ARGS, ansible_playbook
+
+    playbook = REPO / "playbooks" / "storage-benchmark.yml"
+    if not playbook.is_file():
+        raise UserError(f"{playbook} is missing: run gpufabric from its repository checkout")
+
+    def run(hosts: list[str], path: str) -> Path:
+        where = (out / "storage").resolve()
+        shutil.rmtree(where, ignore_errors=True)
+        where.mkdir(parents=True)
+        extra = {"storage_bench_path": path, "storage_bench_results_dir": str(where)}
+        argv = [ansible_playbook(), "-i", str(inventory.resolve()), str(playbook)]
+        argv += ["-e", json.dumps({**extra, "storage_bench_gate": False})]
+        argv += ["--limit", ",".join(hosts)]
+        env = {**os.environ, "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_SSH_ARGS": SSH_ARGS}
+        proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, check=False)
+        (out / "storage-bench.log").write_text(proc.stdout + proc.stderr)
+        return where
+
+    return run
+
+
+def stack_storage(stack: str) -> tuple[dict[str, Any] | None, str]:
+    """The stack file's checkpoint goal and mount point (stacks/Pulumi.<stack>.yaml), where this
+    checkout has it; (None, "") where it does not."""
+    from gpufabric.config import parse
+    from gpufabric.plan.stackfile import project_root, read_stack
+
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", stack):
+        return None, ""  # org/project/stack: not a stack file of this checkout
+    try:
+        root = project_root()
+    except UserError:
+        return None, ""
+    if not (root / "stacks" / f"Pulumi.{stack}.yaml").is_file():
+        return None, ""
+    storage = parse(read_stack(root, stack), stack).storage
+    goal = getattr(storage, "checkpoint", None)
+    path = getattr(storage, "mount_point", "")
+    return (goal.model_dump(by_alias=True, exclude_none=True) if goal else None), str(path or "")
 
 
 def nccl_launcher(runner: Any, gpus: int, mpirun: str, binaries: str, out: Path) -> Any:
@@ -124,7 +175,7 @@ def certify(
         work = out or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         inv_path = inventory if inventory is not None else stack_inventory(str(stack), Path(tmp))
-        report = _run(inv_path, work, hold, soak, kubectl)
+        report = _run(inv_path, work, hold, soak, kubectl, stack)
         from gpufabric.certify.run import write
         from gpufabric.certify.scorecard import ctrf
 
@@ -141,7 +192,9 @@ def certify(
     raise typer.Exit(0 if report["verdict"] == "certified" else 1)
 
 
-def _run(inventory: Path, work: Path, hold: str, soak: int | None, kubectl: str) -> dict[str, Any]:
+def _run(
+    inventory: Path, work: Path, hold: str, soak: int | None, kubectl: str, stack: str | None
+) -> dict[str, Any]:
     from gpufabric.certify.hosts import AnsibleRunner, Holder
     from gpufabric.certify.run import Options, certify
 
@@ -152,6 +205,8 @@ def _run(inventory: Path, work: Path, hold: str, soak: int | None, kubectl: str)
     if soak is not None:
         opts.soak_repeats = soak
     opts.fabric_tiers = int(inv.var("nccl_fabric_tiers", 0) or 0)
+    if stack is not None:
+        opts.storage_goal, opts.storage_path = stack_storage(stack)
     gpus = int(inv.var("fabric_health_gpus_per_host", 8) or 8)
     launcher = nccl_launcher(
         runner,
@@ -160,7 +215,10 @@ def _run(inventory: Path, work: Path, hold: str, soak: int | None, kubectl: str)
         str(inv.var("certify_nccl_tests_dir", "/opt/gpufabric/nccl-tests/build")),
         work,
     )
-    return certify(inv, runner, holder, doctor(inventory, work), launcher, opts, RichProgress())
+    bench = storage_bench(inventory, work)
+    return certify(
+        inv, runner, holder, doctor(inventory, work), launcher, opts, RichProgress(), bench
+    )
 
 
 def _argv() -> list[str]:
