@@ -1,9 +1,8 @@
 """Pin SSH host keys from the cloud's record of a node, not from a first connection.
 
 cloud-init prints each host's public keys to the serial console between
-`-----BEGIN SSH HOST KEY KEYS-----` and `-----END SSH HOST KEY KEYS-----`
-(`aws ec2 get-console-output --latest`, `az vm boot-diagnostics get-boot-log`, GCP's serial
-port output). Consoles wrap long lines and add `\\r`, so a key is read by its wire format
+`-----BEGIN SSH HOST KEY KEYS-----` and `-----END SSH HOST KEY KEYS-----` (each cloud's
+command that saves a node's console output: docs/security.md). Consoles wrap long lines and add `\\r`, so a key is read by its wire format
 (RFC 4253 section 6.6: a sequence of length-prefixed fields), not by line:
 
     python -m gpufabric.hostkeys NAME[,ADDRESS...]=CONSOLE_FILE ... > known_hosts

@@ -34,18 +34,7 @@ NOT_YET_MOVED: dict[str, str] = {
     "src/gpufabric/nccl/gate/thresholds.yaml": "sources",
     "src/gpufabric/nccl/tune/sweep.yaml": "sources",
     "src/gpufabric/nccl/model.py": "NCCL network plugin names (aws-ofi-nccl)",
-    "src/gpufabric/cli/topology.py": "live topology options of one cloud's source, help texts",
-    "src/gpufabric/topology/emit/other.py": "the EKS topology label scheme (topology.k8s.aws/...), a Kubernetes writer's format",
-    "src/gpufabric/topology/emit/slurm.py": "an error line's example (a golden message)",
-    "src/gpufabric/hostkeys.py": "the clouds' console-output commands in its docstring",
     "src/gpufabric/health/health.yaml": "a threshold's source",
-    "roles/topology/tasks/gather.yml": "each cloud's metadata service",
-    "roles/topology/vars/main.yml": "each cloud's metadata endpoints",
-    "roles/topology/defaults/main.yml": "topology sources",
-    "roles/topology/meta/argument_specs.yml": "topology sources",
-    "roles/topology/tasks/preflight.yml": "topology sources",
-    "roles/topology/templates/names.yml.j2": "a comment",
-    "playbooks/topology.yml": "a comment",
 }
 
 

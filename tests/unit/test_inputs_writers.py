@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gpufabric.errors import UserError
 from gpufabric.inputs import writers
-from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.emit import hostfile, kubernetes, slurm
 from gpufabric.topology.model import Host, Topology
 
 EVIL = "leaf0\nSwitchName=evil Nodes=n[1-2]"
@@ -99,7 +99,7 @@ def test_host_name_with_a_trailing_newline_refused() -> None:
 
 
 def test_hostfile_refuses_a_name_a_hostfile_cannot_hold() -> None:
-    assert other.hostfile([Host("n1", ("l",))], "mpirun", 8) == "n1 slots=8\n"
+    assert hostfile.hostfile([Host("n1", ("l",))], "mpirun", 8) == "n1 slots=8\n"
     with pytest.raises(UserError, match=r"^hostfile line 1: host name 'n1 slots=99'"):
         writers.hostfile(["n1 slots=99"])
     with pytest.raises(UserError, match="hostfile line 2"):
@@ -108,7 +108,7 @@ def test_hostfile_refuses_a_name_a_hostfile_cannot_hold() -> None:
 
 def test_kueue_name_with_a_trailing_newline_refused() -> None:
     with pytest.raises(UserError, match="is not a DNS-1123 subdomain"):
-        other.kueue_topology(_topology(), name="gpufabric-network\n")
+        kubernetes.kueue_topology(_topology(), name="gpufabric-network\n")
 
 
 def test_label_writer_names_the_node_and_the_key() -> None:
@@ -124,7 +124,7 @@ def test_label_writer_names_the_node_and_the_key() -> None:
 
 def test_k8s_labels_of_hostile_ids_are_valid_labels() -> None:
     hosts = (Host("n1", ("spine/0", "leaf:0;x")), Host("n2", ("spine/0", "l" * 90)))
-    labels = other.node_labels(Topology(hosts))
+    labels = kubernetes.node_labels(Topology(hosts))
     for values in labels.values():
         for key, value in values.items():
             assert writers.label(key, value, "n") == (key, value)

@@ -13,7 +13,7 @@ from tests.conftest import FIXTURES, needs_captures
 
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
-from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
 from gpufabric.topology.emit.names import label_value, slurm_names
 from gpufabric.topology.hostlist import compress, expand
 from gpufabric.topology.model import Host, Topology
@@ -175,18 +175,18 @@ def test_topology_yaml_has_the_manpage_shape() -> None:
 def test_hostfile_styles() -> None:
     order = topology_order(synthetic(6, seed=1))
     names = [h.name for h in order]
-    assert other.hostfile(order).split() == names
-    assert other.hostfile(order, "torchrun").split() == names
-    assert other.hostfile(order, "mpirun", 4).splitlines() == [f"{n} slots=4" for n in names]
-    assert other.hostfile(order, "srun", 2).split() == [n for n in names for _ in range(2)]
+    assert hostfile.hostfile(order).split() == names
+    assert hostfile.hostfile(order, "torchrun").split() == names
+    assert hostfile.hostfile(order, "mpirun", 4).splitlines() == [f"{n} slots=4" for n in names]
+    assert hostfile.hostfile(order, "srun", 2).split() == [n for n in names for _ in range(2)]
     with pytest.raises(UserError, match="--hostfile-style 'pbs'"):
-        other.hostfile(order, "pbs")
+        hostfile.hostfile(order, "pbs")
 
 
 def test_k8s_labels_one_per_level_valid_values_and_kueue_levels() -> None:
     t = aws.parse(json.loads(MIXED.read_text()))
-    labels = yaml.safe_load(other.k8s_labels(t))["labels"]
-    keys = other.label_keys(t)
+    labels = yaml.safe_load(kubernetes.k8s_labels(t))["labels"]
+    keys = kubernetes.label_keys(t)
     assert [k.rsplit("/", 1)[1] for k in keys] == ["core", "spine", "aggregation", "leaf"]
     value = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
     for host in t.hosts:
@@ -196,7 +196,7 @@ def test_k8s_labels_one_per_level_valid_values_and_kueue_levels() -> None:
         assert mine[keys[-1]] == host.leaf  # the leaf label is the host's own leaf
     p5 = [h for h in t.hosts if len(h.path) == 3]
     assert labels[p5[0].name][keys[2]] == labels[p5[0].name][keys[3]] == p5[0].leaf
-    kueue = yaml.safe_load(other.kueue_topology(t))
+    kueue = yaml.safe_load(kubernetes.kueue_topology(t))
     assert kueue["kind"] == "Topology"
     assert [lv["nodeLabel"] for lv in kueue["spec"]["levels"]] == [*keys, "kubernetes.io/hostname"]
 
@@ -219,7 +219,7 @@ def test_hostlist_round_trip() -> None:
 def test_json_round_trip_keeps_order() -> None:
     t = synthetic(20, levels=4, nvlink=4, seed=3)
     order = topology_order(t)
-    doc = json.loads(other.topology_json(t, order))
+    doc = json.loads(topology_file.topology_json(t, order))
     assert doc["order"] == [h.name for h in order]
     assert doc["levels"] == ["core", "spine", "aggregation", "leaf"]
     assert {h["name"]: tuple(h["path"]) for h in doc["hosts"]} == {h.name: h.path for h in t.hosts}

@@ -14,7 +14,7 @@ from typing import Any
 
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
-from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
 from gpufabric.topology.model import Topology, level_names
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
@@ -111,15 +111,15 @@ def _outputs(t: Topology) -> dict[str, Any]:
         "order": [h.name for h in ring],
         "order layout": _try(lambda: [h.name for h in topology_order(t, layout)]),
         "address order": [h.name for h in address_order(t)],
-        "json": other.topology_json(t, ring),
+        "json": topology_file.topology_json(t, ring),
     }
-    for style in other.HOSTFILE_STYLES:
-        out[f"hostfile {style}"] = other.hostfile(ring, style, 2)
-    for scheme in other.LABEL_SCHEMES:
-        out[f"k8s-labels {scheme}"] = _try(lambda scheme=scheme: other.k8s_labels(t, scheme))
-        for api in other.KUEUE_APIS:
+    for style in hostfile.HOSTFILE_STYLES:
+        out[f"hostfile {style}"] = hostfile.hostfile(ring, style, 2)
+    for scheme in kubernetes.label_schemes():
+        out[f"k8s-labels {scheme}"] = _try(lambda scheme=scheme: kubernetes.k8s_labels(t, scheme))
+        for api in kubernetes.KUEUE_APIS:
             out[f"kueue {api} {scheme}"] = _try(
-                lambda api=api, scheme=scheme: other.kueue_topology(t, api=api, scheme=scheme)
+                lambda api=api, scheme=scheme: kubernetes.kueue_topology(t, api=api, scheme=scheme)
             )
     return out
 

@@ -10,7 +10,7 @@ import pytest
 from gpufabric.clouds.nebius import topology as nebius
 from gpufabric.clouds.oci import topology as oci
 from gpufabric.errors import UserError
-from gpufabric.topology.emit.other import node_labels
+from gpufabric.topology.emit.kubernetes import node_labels
 from gpufabric.topology.emit.slurm import tree_conf
 from gpufabric.topology.load import load
 

@@ -246,7 +246,7 @@ def test_ib_garbage_is_one_clear_error() -> None:
 
 # ---------------------------------------------------------------- file
 def test_file_source_round_trips_through_json(tmp_path: Path) -> None:
-    from gpufabric.topology.emit.other import topology_json
+    from gpufabric.topology.emit.topology_file import topology_json
 
     t = aws.parse(json.loads(ULTRA.read_text()))
     out = tmp_path / "t.json"

@@ -18,7 +18,7 @@ from tests.conftest import realclient
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.clouds.gcp import topology as gcp
 from gpufabric.errors import UserError
-from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.emit import hostfile, kubernetes, slurm
 from gpufabric.topology.hostlist import expand
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.sources import file
@@ -184,13 +184,13 @@ def test_topograph_case_6_tree_with_nodes_without_topology() -> None:
 def test_k8s_labels_refuse_node_names_kubernetes_does_not_accept(name: str) -> None:
     t = Topology((Host(name, ("s", "l1")),))
     with pytest.raises(UserError, match="Kubernetes node name"):
-        other.k8s_labels(t)
+        kubernetes.k8s_labels(t)
 
 
 def test_label_values_that_collide_are_a_conflict() -> None:
     t = Topology((Host("a", ("s", "rack a")), Host("b", ("s", "rack-a"))))
     with pytest.raises(UserError, match="'rack a' and 'rack-a'"):
-        other.k8s_labels(t)
+        kubernetes.k8s_labels(t)
 
 
 def _crd_version(name: str) -> dict[str, Any]:
@@ -209,7 +209,7 @@ def test_kueue_topology_satisfies_the_served_crd(api: str, scheme: str) -> None:
     ]
     label_schema = levels_schema["items"]["properties"]["nodeLabel"]
     t = Topology((Host("n1", ("s", "a", "l1")), Host("n2", ("s", "a", "l2"))))
-    doc = yaml.safe_load(other.kueue_topology(t, api=api, scheme=scheme))
+    doc = yaml.safe_load(kubernetes.kueue_topology(t, api=api, scheme=scheme))
     assert doc["apiVersion"] == f"kueue.x-k8s.io/{api}"
     levels = [lv["nodeLabel"] for lv in doc["spec"]["levels"]]
     assert levels_schema["minItems"] <= len(levels) <= levels_schema["maxItems"]
@@ -221,20 +221,20 @@ def test_kueue_topology_satisfies_the_served_crd(api: str, scheme: str) -> None:
 def test_label_schemes_name_the_real_keys() -> None:
     t3 = Topology((Host("n1", ("s", "a", "l1")),))
     t4 = Topology((Host("n1", ("c", "s", "a", "l1")),))
-    assert other.label_keys(t4, "eks") == [
+    assert kubernetes.label_keys(t4, "eks") == [
         f"topology.k8s.aws/network-node-layer-{i}" for i in range(1, 5)
     ]
-    assert other.label_keys(t3, "topograph") == [
+    assert kubernetes.label_keys(t3, "topograph") == [
         "network.topology.nvidia.com/core",
         "network.topology.nvidia.com/spine",
         "network.topology.nvidia.com/leaf",
     ]
     t2 = Topology((Host("n1", ("s", "l1")),))
-    assert other.label_keys(t2, "topograph")[-1] == "network.topology.nvidia.com/leaf"
+    assert kubernetes.label_keys(t2, "topograph")[-1] == "network.topology.nvidia.com/leaf"
     with pytest.raises(UserError, match="topograph labels 3 levels"):
-        other.label_keys(t4, "topograph")
+        kubernetes.label_keys(t4, "topograph")
     with pytest.raises(UserError, match="--kueue-api 'v1alpha1'"):
-        other.kueue_topology(t3, api="v1alpha1")
+        kubernetes.kueue_topology(t3, api="v1alpha1")
 
 
 def test_gpus_per_node_zero_is_named_as_itself(tmp_path: Path) -> None:
@@ -322,18 +322,18 @@ def test_live_discovery_by_instance_id_in_chunks_of_100() -> None:
 def test_kueue_topology_name_is_checked(name: str, words: str) -> None:
     t = Topology((Host("n1", ("s", "l1")),))
     with pytest.raises(UserError, match=words):
-        other.kueue_topology(t, name=name)
-    assert "name: " + "a" * 253 in other.kueue_topology(t, name="a" * 253)
+        kubernetes.kueue_topology(t, name=name)
+    assert "name: " + "a" * 253 in kubernetes.kueue_topology(t, name="a" * 253)
 
 
 def test_kueue_topology_has_at_most_16_levels() -> None:
     path15 = tuple(f"s{i}" for i in range(15))
     ok = Topology((Host("n1", path15),))
-    levels = yaml.safe_load(other.kueue_topology(ok))["spec"]["levels"]
+    levels = yaml.safe_load(kubernetes.kueue_topology(ok))["spec"]["levels"]
     assert len(levels) == 16
     too_deep = Topology((Host("n1", (*path15, "s15")),))
     with pytest.raises(UserError, match="at most 16 levels; this one needs 17"):
-        other.kueue_topology(too_deep)
+        kubernetes.kueue_topology(too_deep)
 
 
 @pytest.mark.parametrize(
@@ -342,7 +342,7 @@ def test_kueue_topology_has_at_most_16_levels() -> None:
 def test_hostfile_refuses_bad_style_and_slots(style: str, slots: int, words: str) -> None:
     t = Topology((Host("n1", ("s", "l1")),))
     with pytest.raises(UserError, match=words):
-        other.hostfile(t.hosts, style, slots)
+        hostfile.hostfile(t.hosts, style, slots)
 
 
 @pytest.mark.parametrize(

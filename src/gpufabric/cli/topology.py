@@ -12,9 +12,9 @@ from rich.table import Table
 
 from gpufabric import jsonout
 from gpufabric.errors import UserError
-from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
 from gpufabric.topology.files import read_text
-from gpufabric.topology.load import load
+from gpufabric.topology.load import describe, load
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
@@ -41,7 +41,8 @@ SourceOpt = Annotated[
     str,
     typer.Option(
         "--source",
-        help="A cloud with a topology source (recorded, or live where it can), ib or file",
+        help="A cloud with a topology source (recorded, or live where it can), ib or file; "
+        "`gpufabric topology sources` lists them",
     ),
 ]
 InputOpt = Annotated[
@@ -49,9 +50,8 @@ InputOpt = Annotated[
     typer.Option(
         "--input",
         "-i",
-        help="Recorded input: a DescribeInstanceTopology response (aws), instances list or "
-        "physical_host map (gcp), ibnetdiscover output (ib), JSON/YAML topology (file); "
-        "- for standard input",
+        help="Recorded input of the source (`gpufabric topology sources` says what each "
+        "reads); - for standard input",
     ),
 ]
 NamesOpt = Annotated[
@@ -126,23 +126,46 @@ def _report_skipped(topology: Topology) -> None:
 
 
 @app.command()
+def sources(
+    as_json: Annotated[bool, typer.Option("--json", help="Print them as JSON")] = False,
+) -> None:
+    """List the topology sources (what --input reads, how the topology role gathers each) and
+    the Kubernetes label schemes."""
+    described = describe()
+    schemes = list(kubernetes.label_schemes())
+    if as_json:
+        typer.echo(jsonout.dumps({"sources": described, "label_schemes": schemes}, indent=2))
+        return
+    table = Table(title="topology sources")
+    for column in ("source", "topology role gathers", "--input reads"):
+        table.add_column(column)
+    for item in described:
+        table.add_row(str(item["name"]), str(item["gather"]), str(item["input"]))
+    Console(width=160).print(table)
+    typer.echo(f"label schemes (--label-scheme): {', '.join(schemes)}")
+
+
+@app.command()
 def discover(
     source: SourceOpt,
     input_path: InputOpt = None,
     names: NamesOpt = None,
-    region: Annotated[str | None, typer.Option(help="AWS region (live aws discovery)")] = None,
+    region: Annotated[
+        str | None, typer.Option(help="Region, for live discovery through the cloud's API")
+    ] = None,
     instance_id: Annotated[
-        list[str] | None, typer.Option("--instance-id", help="Limit aws discovery to these ids")
+        list[str] | None,
+        typer.Option("--instance-id", help="Limit live discovery to these instance ids"),
     ] = None,
     name_by: Annotated[
-        str, typer.Option(help="aws node names: instance-id or private-dns (live only)")
+        str, typer.Option(help="Node names of live discovery: instance-id or private-dns")
     ] = "instance-id",
     output: OutputOpt = None,
 ) -> None:
     """Read the topology (live, or from --input) and write it as gpufabric JSON."""
     topology = load(source, input_path, names, region, instance_id, name_by)
     _report_skipped(topology)
-    _write(other.topology_json(topology), output)
+    _write(topology_file.topology_json(topology), output)
 
 
 @app.command()
@@ -157,14 +180,14 @@ def render(
         str | None, typer.Option(help="Slurm BlockSizes, e.g. 18,36 (default: inferred)")
     ] = None,
     hostfile_style: Annotated[
-        str, typer.Option(help=f"One of: {', '.join(other.HOSTFILE_STYLES)}")
+        str, typer.Option(help=f"One of: {', '.join(hostfile.HOSTFILE_STYLES)}")
     ] = "plain",
     slots: Annotated[int, typer.Option(min=1, help="Slots (ranks) per node in hostfiles")] = 8,
     label_scheme: Annotated[
         str,
         typer.Option(
-            help="Label keys for k8s-labels / kueue-topology: gpufabric, eks "
-            "(topology.k8s.aws/network-node-layer-N) or topograph"
+            help="Label keys for k8s-labels / kueue-topology: gpufabric, topograph "
+            "(NVIDIA/topograph), or a cloud's own (`gpufabric topology sources` lists them)"
         ),
     ] = "gpufabric",
     kueue_api: Annotated[
@@ -173,12 +196,14 @@ def render(
     output: OutputOpt = None,
 ) -> None:
     """Emit the topology for a scheduler or launcher."""
-    if label_scheme not in other.LABEL_SCHEMES:
+    if label_scheme not in kubernetes.label_schemes():
         raise UserError(
-            f"--label-scheme {label_scheme!r}: choose one of {', '.join(other.LABEL_SCHEMES)}"
+            f"--label-scheme {label_scheme!r}: choose one of {', '.join(kubernetes.label_schemes())}"
         )
-    if kueue_api not in other.KUEUE_APIS:
-        raise UserError(f"--kueue-api {kueue_api!r}: choose one of {', '.join(other.KUEUE_APIS)}")
+    if kueue_api not in kubernetes.KUEUE_APIS:
+        raise UserError(
+            f"--kueue-api {kueue_api!r}: choose one of {', '.join(kubernetes.KUEUE_APIS)}"
+        )
     if fmt not in RENDER_FORMATS:
         raise UserError(f"--format {fmt!r}: choose one of {', '.join(RENDER_FORMATS)}")
     sizes = _block_sizes(block_sizes)
@@ -188,12 +213,12 @@ def render(
         "slurm-tree": lambda: slurm.tree_conf(topology),
         "slurm-block": lambda: slurm.block_conf(topology, sizes),
         "slurm-yaml": lambda: slurm.topology_yaml(topology, sizes),
-        "hostfile": lambda: other.hostfile(topology_order(topology), hostfile_style, slots),
-        "k8s-labels": lambda: other.k8s_labels(topology, label_scheme),
-        "kueue-topology": lambda: other.kueue_topology(
+        "hostfile": lambda: hostfile.hostfile(topology_order(topology), hostfile_style, slots),
+        "k8s-labels": lambda: kubernetes.k8s_labels(topology, label_scheme),
+        "kueue-topology": lambda: kubernetes.kueue_topology(
             topology, api=kueue_api, scheme=label_scheme
         ),
-        "json": lambda: other.topology_json(topology),
+        "json": lambda: topology_file.topology_json(topology),
     }[fmt]()
     _write(text, output)
 
@@ -207,7 +232,7 @@ def order(
         str, typer.Option("--format", "-f", help=f"One of: {', '.join(ORDER_FORMATS)}")
     ] = "hostfile",
     hostfile_style: Annotated[
-        str, typer.Option(help=f"One of: {', '.join(other.HOSTFILE_STYLES)}")
+        str, typer.Option(help=f"One of: {', '.join(hostfile.HOSTFILE_STYLES)}")
     ] = "plain",
     layout: LayoutOpt = False,
     tp: TpOpt = 1,
@@ -226,9 +251,9 @@ def order(
     parallelism = _parallelism(layout, tp, cp, ep, dp, pp, gpus_per_node)
     ranked = topology_order(topology, parallelism)
     if fmt == "hostfile":
-        _write(other.hostfile(ranked, hostfile_style, gpus_per_node), output)
+        _write(hostfile.hostfile(ranked, hostfile_style, gpus_per_node), output)
     else:
-        _write(other.topology_json(topology, ranked), output)
+        _write(topology_file.topology_json(topology, ranked), output)
 
 
 def _read_order(path: Path, topology: Topology) -> list[Host]:

@@ -11,7 +11,10 @@ when that part is used (the registry's `module(name, part)`):
     summary.py    summarise(plan): fabric facts read back from the plan's recorded resources
     mocks.py      computed(...) / answer(...): what the cloud fills in under the plan's mocks
     discovery.py  recognise(data), from_docs(outputs, docs), live(outputs, client): its nodes
-    topology.py   parse(data, names, origin): where its nodes sit in the network (optional)
+    topology.py   load(data, names, origin): where its nodes sit in the network (optional);
+                  live(region, instance_ids, names, name_by) where the controller can ask the
+                  cloud's API; node reports (node -> its metadata document) where the spec
+                  declares topology_metadata
     capacity.py   where reserved capacity sits before launch, for `gpufabric capacity` (optional)
     policy.py     POLICY: which resources are nodes, rules, file systems, and how the policies
                   read them (gpufabric.policies.cloud.CloudPolicy; optional: without it the
@@ -21,6 +24,39 @@ when that part is used (the registry's `module(name, part)`):
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NodeMetadata:
+    """Where a node reads its own place in the fabric from its instance metadata service: the
+    topology role asks each node for this document and hands the answers, keyed by node, to the
+    cloud's topology.load (gpufabric.topology.load.node_reports checks them first)."""
+
+    url: str
+    """The metadata service's URL, as the node reaches it."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Request headers the service requires (name, value)."""
+    document: str = "json"
+    """json (a JSON document) or text (one value, read as it is)."""
+    citation: str = ""
+    """Where the endpoint and its fields are documented."""
+
+
+@dataclass(frozen=True)
+class LabelScheme:
+    """Kubernetes node-label keys for the network levels, the way a cloud's (or a tool's) own
+    nodes carry them: `gpufabric topology render --label-scheme <name>`."""
+
+    name: str
+    key: str = ""
+    """One key per level: {n} is the level's number (1 the top), {level} its name."""
+    keys: tuple[str, ...] = ()
+    """Or fixed keys, top first: a topology with fewer levels takes the last ones, one with more
+    is refused."""
+    nvlink_key: str = ""
+    """The NVLink domain's label key ('' = gpufabric's own)."""
+    citation: str = ""
+    """Where the keys are documented."""
 
 
 @dataclass(frozen=True)
@@ -55,3 +91,10 @@ class CloudSpec:
     topology_input: str = ""
     """What `gpufabric topology --source <name> --input FILE` reads; '' where the cloud has no
     topology source of its own (topology.py)."""
+    topology_metadata: NodeMetadata | None = None
+    """Where each node reads its place in the fabric (the topology role's node-metadata gather);
+    None where the controller asks the cloud's API (topology.live) or the fabric is read."""
+    label_schemes: tuple[LabelScheme, ...] = ()
+    """Node-label schemes of the cloud's own Kubernetes service, for k8s-labels / kueue-topology."""
+    nvlink_domain_field: str = ""
+    """The field of its topology that names a node's NVLink domain (an example in messages)."""

@@ -23,9 +23,49 @@ def sources() -> tuple[str, ...]:
     return (*(n for n in registry.names() if registry.has_module(n, "topology")), *FABRIC_SOURCES)
 
 
+FABRIC_INPUTS = {"ib": "ibnetdiscover output", "file": "JSON/YAML topology"}
+
+
+def input_of(source: str) -> str:
+    """What --input holds for this source (a cloud's is what its spec declares)."""
+    return FABRIC_INPUTS.get(source) or registry.get(source).topology_input
+
+
+def gather_of(source: str) -> str:
+    """How the topology role gathers this source: node-metadata (each node reads its metadata
+    service), controller (the controller asks the cloud's API: topology.live), ibnetdiscover
+    (on one node of the fabric) or recorded (a file the user gives)."""
+    if source == "ib":
+        return "ibnetdiscover"
+    if source in FABRIC_SOURCES:
+        return "recorded"
+    if registry.get(source).topology_metadata is not None:
+        return "node-metadata"
+    return "controller" if hasattr(registry.module(source, "topology"), "live") else "recorded"
+
+
+def describe() -> list[dict[str, object]]:
+    """Every source as `gpufabric topology sources --json` prints it (the topology role reads
+    it): name, how it is gathered, what --input holds, and the node metadata it reads."""
+    out: list[dict[str, object]] = []
+    for source in sources():
+        meta = None if source in FABRIC_SOURCES else registry.get(source).topology_metadata
+        metadata = None
+        if meta is not None:
+            metadata = {"url": meta.url, "headers": dict(meta.headers), "document": meta.document}
+        out.append(
+            {
+                "name": source,
+                "gather": gather_of(source),
+                "input": input_of(source),
+                "metadata": metadata,
+            }
+        )
+    return out
+
+
 def _needs_input(source: str) -> UserError:
-    what = "JSON/YAML topology" if source == "file" else registry.get(source).topology_input
-    return UserError(f"--source {source} needs --input FILE (a recorded {what})")
+    return UserError(f"--source {source} needs --input FILE (a recorded {input_of(source)})")
 
 
 def load(

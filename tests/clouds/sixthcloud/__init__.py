@@ -1,6 +1,8 @@
 """Sixth: a stand-in cloud whose GPU nodes sit on an InfiniBand fabric, for tests only."""
 
-from gpufabric.clouds.spec import CloudSpec
+import os
+
+from gpufabric.clouds.spec import CloudSpec, NodeMetadata
 
 CLOUD = CloudSpec(
     name="sixth",
@@ -13,4 +15,8 @@ CLOUD = CloudSpec(
     discovery_input="`sixth nodes list --json`",
     topology_source="sixth",
     topology_input="`sixth nodes list --json` (each node's switch path)",
+    topology_metadata=NodeMetadata(
+        url=os.environ.get("SIXTH_METADATA_URL", "http://metadata.sixth.internal/v1/position"),
+        headers=(("Sixth-Metadata", "yes"),),
+    ),
 )

@@ -1,6 +1,6 @@
 """GCP: A3 High / A3 Mega (GPUDirect-TCPX/O over gVNIC VPCs) and A3 Ultra / A4 (RoCE) clusters."""
 
-from gpufabric.clouds.spec import CloudSpec
+from gpufabric.clouds.spec import CloudSpec, NodeMetadata
 
 CLOUD = CloudSpec(
     name="gcp",
@@ -15,4 +15,10 @@ CLOUD = CloudSpec(
     topology_source="gcp",
     boot_store="Cloud Storage",
     topology_input="`gcloud compute instances list --format=json` or physical_host values",
+    topology_metadata=NodeMetadata(
+        url="http://metadata.google.internal/computeMetadata/v1/instance/attributes/physical_host",
+        headers=(("Metadata-Flavor", "Google"),),
+        document="text",
+        citation="docs/sources.md C.3 (the VM's physical_host attribute: /cluster/rack/host)",
+    ),
 )

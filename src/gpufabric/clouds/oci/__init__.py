@@ -1,6 +1,6 @@
 """OCI: an RDMA cluster network of bare-metal GPU nodes, its VCN and File Storage with Lustre."""
 
-from gpufabric.clouds.spec import CloudSpec
+from gpufabric.clouds.spec import CloudSpec, NodeMetadata
 
 CLOUD = CloudSpec(
     name="oci",
@@ -14,4 +14,10 @@ CLOUD = CloudSpec(
     topology_source="oci",
     boot_store="Object Storage",
     topology_input="OCI compute host list (ListComputeCapacityTopologyComputeBareMetalHosts / ListComputeHosts) or rdmaTopologyData per node",
+    topology_metadata=NodeMetadata(
+        url="http://169.254.169.254/opc/v2/host/rdmaTopologyData",
+        headers=(("Authorization", "Bearer Oracle"),),
+        citation="HPC island / network block / local block; [P] NVIDIA/topograph "
+        "pkg/providers/oci/imds.go",
+    ),
 )

@@ -6,6 +6,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
 from gpufabric.inputs.writers import comment
 from gpufabric.topology.emit.names import dump_yaml, slurm_names
@@ -76,12 +77,22 @@ def tree_conf(topology: Topology) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _nvlink_examples() -> str:
+    """(e.g. <cloud> <field>, ...): where the registered clouds' topologies name NVLink domains."""
+    fields = [
+        f"{spec.display_name} {spec.nvlink_domain_field}"
+        for spec in registry.specs()
+        if spec.nvlink_domain_field
+    ]
+    return f" (e.g. {', '.join(fields)})" if fields else ""
+
+
 def _blocks(topology: Topology) -> list[tuple[str, list[Host]]]:
     """NVLink domains in network order (Slurm pairs neighbouring blocks into larger ones)."""
     domains = topology.nvlink_domains()
     if not domains:
         raise UserError(
-            f"topology from {topology.source} has no NVLink domains (e.g. AWS CapacityBlockId); "
+            f"topology from {topology.source} has no NVLink domains{_nvlink_examples()}; "
             "use --format slurm-tree"
         )
     loose = [h.name for h in topology.hosts if not h.nvlink_domain]

@@ -1,71 +1,69 @@
-"""Ordered hostfiles, Kubernetes node labels (+ a Kueue Topology), and JSON."""
+"""Kubernetes node labels (one per network level) and a Kueue Topology whose levels are those
+labels.
+
+Label keys follow a scheme: gpufabric's own (network.gpufabric.io/<level>), each registered
+cloud's own (its CloudSpec.label_schemes: the labels its Kubernetes service puts on nodes), and
+NVIDIA/topograph's k8s engine (docs/engines/k8s.md: core, spine, leaf; accelerator for the
+NVLink domain).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from gpufabric import jsonout
+from gpufabric.clouds import registry
+from gpufabric.clouds.spec import LabelScheme
 from gpufabric.errors import UserError
 from gpufabric.inputs import types, writers
 from gpufabric.topology.emit.names import dump_yaml, label_value
-from gpufabric.topology.model import Host, Topology, level_names, padded_path
+from gpufabric.topology.model import Topology, level_names, padded_path
 
-HOSTFILE_STYLES = ("plain", "mpirun", "torchrun", "srun")
 LABEL_PREFIX = "network.gpufabric.io"
 NVLINK_LABEL = f"{LABEL_PREFIX}/nvlink-domain"
-
-
-def hostfile(order: Sequence[Host], style: str = "plain", slots: int = 8) -> str:
-    """One line per node in rank order.
-
-    plain / torchrun: the name (line i = --node-rank i); mpirun: `name slots=N` (Open MPI fills
-    ranks by slot in file order); srun: the name once per task, for SLURM_HOSTFILE with
-    `srun --distribution=arbitrary`.
-    """
-    if style not in HOSTFILE_STYLES:
-        raise UserError(f"--hostfile-style {style!r}: choose one of {', '.join(HOSTFILE_STYLES)}")
-    if slots < 1:
-        raise UserError(f"--slots {slots}: must be at least 1")
-    names = writers.hostfile(h.name for h in order)
-    if style == "mpirun":
-        lines = [f"{name} slots={slots}" for name in names]
-    elif style == "srun":
-        lines = [name for name in names for _ in range(slots)]
-    else:
-        lines = names
-    return "\n".join(lines) + "\n"
-
-
-# Node-label key families, top level first. eks: the labels EKS itself puts on nodes
-# (docs.aws.amazon.com/eks/latest/userguide/ml-workload-topology.html: layer-1 the top,
-# layer-4 only on 4-layer types); topograph: NVIDIA/topograph's k8s engine (docs/engines/k8s.md:
-# core, spine, leaf; accelerator for the NVLink domain).
-LABEL_SCHEMES = ("gpufabric", "eks", "topograph")
-_TOPOGRAPH = ("network.topology.nvidia.com/core", "network.topology.nvidia.com/spine")
-_TOPOGRAPH_LEAF = "network.topology.nvidia.com/leaf"
-_NVLINK_KEYS = {"topograph": "network.topology.nvidia.com/accelerator"}
+GPUFABRIC = LabelScheme(name="gpufabric", key=LABEL_PREFIX + "/{level}")
+TOPOGRAPH = LabelScheme(
+    name="topograph",
+    keys=(
+        "network.topology.nvidia.com/core",
+        "network.topology.nvidia.com/spine",
+        "network.topology.nvidia.com/leaf",
+    ),
+    nvlink_key="network.topology.nvidia.com/accelerator",
+    citation="NVIDIA/topograph docs/engines/k8s.md",
+)
 # Kueue Topology API versions (kueue.x-k8s.io CRD): v1beta2 is stored and served from Kueue
 # 0.16; v1beta1 is what 0.14-0.15 serve (and later ones, deprecated); v1alpha1 is gone since 0.14.
 KUEUE_APIS = ("v1beta2", "v1beta1")
 KUEUE_MAX_LEVELS = 16  # CRD: spec.levels maxItems
 
 
+def label_schemes() -> dict[str, LabelScheme]:
+    """Every scheme by name: gpufabric's, then each registered cloud's, then topograph's."""
+    clouds = [s for spec in registry.specs() for s in spec.label_schemes]
+    return {s.name: s for s in (GPUFABRIC, *clouds, TOPOGRAPH)}
+
+
+def _scheme(name: str) -> LabelScheme:
+    schemes = label_schemes()
+    if name not in schemes:
+        raise UserError(f"--label-scheme {name!r}: choose one of {', '.join(schemes)}")
+    return schemes[name]
+
+
 def label_keys(topology: Topology, scheme: str = "gpufabric") -> list[str]:
     """Label keys, top level first (the order a Kueue Topology lists its levels)."""
     depth = topology.depth
-    if scheme == "gpufabric":
-        return [f"{LABEL_PREFIX}/{name}" for name in level_names(depth)]
-    if scheme == "eks":
-        return [f"topology.k8s.aws/network-node-layer-{i}" for i in range(1, depth + 1)]
-    if scheme == "topograph":
-        if depth > 3:
+    rule = _scheme(scheme)
+    if rule.keys:
+        if depth > len(rule.keys):
+            short = ", ".join(k.rsplit("/", 1)[-1] for k in rule.keys)
             raise UserError(
-                f"--label-scheme topograph: topograph labels 3 levels (core, spine, leaf); "
+                f"--label-scheme {scheme}: {scheme} labels {len(rule.keys)} levels ({short}); "
                 f"this topology has {depth}"
             )
-        return [*_TOPOGRAPH, _TOPOGRAPH_LEAF][3 - depth :]
-    raise UserError(f"--label-scheme {scheme!r}: choose one of {', '.join(LABEL_SCHEMES)}")
+        return list(rule.keys[len(rule.keys) - depth :])
+    return [
+        rule.key.format(n=number, level=level)
+        for number, level in enumerate(level_names(depth), start=1)
+    ]
 
 
 # Kubernetes node names are DNS-1123 subdomains (k8s.io/apimachinery validation
@@ -99,7 +97,7 @@ def _label_values(topology: Topology) -> dict[str, str]:
 def node_labels(topology: Topology, scheme: str = "gpufabric") -> dict[str, dict[str, str]]:
     """Node name -> one label per network level (+ NVLink domain where known)."""
     keys = label_keys(topology, scheme)
-    nvlink_key = _NVLINK_KEYS.get(scheme, NVLINK_LABEL)
+    nvlink_key = _scheme(scheme).nvlink_key or NVLINK_LABEL
     values = _label_values(topology)
     out: dict[str, dict[str, str]] = {}
     for host in topology.hosts:
@@ -150,30 +148,3 @@ def kueue_topology(
         "spec": {"levels": levels},
     }
     return dump_yaml(doc)
-
-
-def host_record(host: Host) -> dict[str, Any]:
-    record: dict[str, Any] = {"name": host.name, "path": list(host.path), "leaf": host.leaf}
-    for key in ("nvlink_domain", "address", "instance_id", "instance_type"):
-        value = getattr(host, key)
-        if value:
-            record[key] = value
-    return record
-
-
-def topology_json(topology: Topology, order: Sequence[Host] | None = None) -> str:
-    """The file source's format (round-trips through `--source file`), plus extras."""
-    doc: dict[str, Any] = {
-        "source": topology.source,
-        "levels": list(level_names(topology.depth)),
-        "hosts": [host_record(h) for h in (order or topology.hosts)],
-    }
-    if topology.labels:
-        doc["labels"] = dict(sorted(topology.labels.items()))
-    if order is not None:
-        doc["order"] = [h.name for h in order]
-    if topology.unplaced:
-        doc["unplaced"] = list(topology.unplaced)
-    if topology.skipped:
-        doc["skipped"] = [{"id": i, "reason": r} for i, r in topology.skipped]
-    return jsonout.dumps(doc, indent=2) + "\n"
