@@ -47,7 +47,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [
             "src/gpufabric/config/validate.py",
             "src/gpufabric/clouds/aws/rules.py",
-            "src/gpufabric/config/stackfile.py",
+            "src/gpufabric/config/stack_reader.py",
             "src/gpufabric/config/base.py",
         ],
         [

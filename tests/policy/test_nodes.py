@@ -124,3 +124,27 @@ def test_a_public_subnet_under_many_nodes_is_one_violation() -> None:
     mutate(view, LT, lambda p: p["networkInterfaces"][0].pop("associatePublicIpAddress"))
     found = by_policy(check_stack(view), POLICY)
     assert [v.resource for v in found] == ["aws:ec2/subnet:Subnet aws-h100-fabric"]
+
+
+def _lines(view) -> list[str]:  # type: ignore[no-untyped-def]
+    return [v.line() for v in check_stack(view)]
+
+
+def test_oci_public_ip_on_the_front_end_fails() -> None:
+    view = mutate(
+        stack("oci-h100"),
+        "oci:Core/instanceConfiguration:InstanceConfiguration",
+        lambda p: p["instanceDetails"]["launchDetails"]["createVnicDetails"].update(
+            assignPublicIp=True
+        ),
+    )
+    assert any("assignPublicIp" in line for line in _lines(view)), _lines(view)
+
+
+def test_nebius_public_ip_fails() -> None:
+    view = stack(
+        "nebius-h100",
+        'gpufabric:nebius={"projectId": "project-e00abc123", "infinibandFabric": "fabric-3", '
+        '"sshPublicKey": "ssh-ed25519 AAAAC3Nza x", "publicIp": true}',
+    )
+    assert any("publicIpAddress" in line for line in _lines(view)), _lines(view)

@@ -68,3 +68,16 @@ def test_volumes_and_instances() -> None:
     ]
     # FSx, GCP and Azure encrypt at rest with no switch: nothing to report
     assert check("aws:fsx/lustreFileSystem:LustreFileSystem", {}) == []
+
+
+def _lines(view) -> list[str]:  # type: ignore[no-untyped-def]
+    return [v.line() for v in check_stack(view)]
+
+
+def test_oci_lustre_in_another_ad_fails() -> None:
+    view = mutate(
+        stack("oci-h100"),
+        "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem",
+        lambda p: p.update(availabilityDomain="Uocm:US-ASHBURN-AD-2"),
+    )
+    assert any("US-ASHBURN-AD-2" in line for line in _lines(view)), _lines(view)

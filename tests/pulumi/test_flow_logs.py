@@ -8,7 +8,7 @@ import json
 import pytest
 
 from gpufabric.config.load import parse
-from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.stack_reader import load_stack_file
 from gpufabric.errors import ConfigError
 
 from .plans import REPO, plan_for

@@ -10,7 +10,7 @@ import pytest
 from parliament import analyze_policy_string
 
 from gpufabric.config.load import parse
-from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.stack_reader import load_stack_file
 from gpufabric.errors import MissingConfigError
 
 from .plans import REPO, plan_for

@@ -9,7 +9,7 @@ import pytest
 
 from gpufabric.config.load import parse
 from gpufabric.errors import ConfigError
-from gpufabric.plan.stackfile import apply_overrides, read_stack
+from gpufabric.plan.project import apply_overrides, read_stack
 
 REPO = Path(__file__).resolve().parents[2]
 SUB = "projects/my-gpu-project/reservations/a3u/reservationBlocks/b1/reservationSubBlocks/s1"

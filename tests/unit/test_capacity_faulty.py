@@ -15,7 +15,7 @@ import pytest
 from gpufabric.clouds.gcp import faulty
 from gpufabric.config.load import parse
 from gpufabric.errors import UserError
-from gpufabric.plan.stackfile import read_stack
+from gpufabric.plan.project import read_stack
 
 REPO = Path(__file__).resolve().parents[2]
 SUB = "projects/my-gpu-project/reservations/a3u/reservationBlocks/b1/reservationSubBlocks/s1"

@@ -20,7 +20,7 @@ from tests.unit import (
 )
 
 from gpufabric.config import parse
-from gpufabric.config.stackfile import parse_stack_document
+from gpufabric.config.stack_reader import parse_stack_document
 from gpufabric.errors import UserError
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "config_messages.json"

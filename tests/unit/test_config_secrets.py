@@ -12,7 +12,7 @@ import pytest
 
 from gpufabric.clouds.outputs import keep_secret
 from gpufabric.config.load import parse, secret_values
-from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.stack_reader import load_stack_file
 from gpufabric.errors import ConfigError, UserError
 
 SECRET = "hunter2-correct-horse"

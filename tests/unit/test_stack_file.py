@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from gpufabric.config import parse
-from gpufabric.config.stackfile import parse_stack_document
+from gpufabric.config.stack_reader import parse_stack_document
 from gpufabric.errors import ConfigError, UserError
-from gpufabric.plan.stackfile import read_stack
+from gpufabric.plan.project import read_stack
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = b"config:\n  aws:region: us-east-1\n  gpufabric:nodes: 2\n"
@@ -302,7 +302,7 @@ def test_more_broken_stack_files(case: str, data: bytes, words: str) -> None:
 
 
 def test_load_stack_file_names_the_path_and_uses_the_project_namespace(tmp_path: Path) -> None:
-    from gpufabric.config.stackfile import load_stack_file
+    from gpufabric.config.stack_reader import load_stack_file
 
     good = tmp_path / "Pulumi.s.yaml"
     good.write_bytes(b"config:\n  nodes: 2\n  aws:region: us-east-1\n")

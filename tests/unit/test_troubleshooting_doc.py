@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gpufabric.config import parse
-from gpufabric.config.stackfile import parse_stack_document
+from gpufabric.config.stack_reader import parse_stack_document
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_text

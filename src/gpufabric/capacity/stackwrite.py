@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.stack_reader import load_stack_file
 from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB, read_text
 from gpufabric.inputs.formats import parse_yaml

@@ -49,7 +49,7 @@ def _reader(cloud: str) -> ModuleType:
 
 def _stack(stack: str) -> tuple[Any, Path, dict[str, Any]]:
     from gpufabric.config.load import parse
-    from gpufabric.plan.stackfile import project_root, read_stack
+    from gpufabric.plan.project import project_root, read_stack
 
     root = project_root()
     raw = read_stack(root, stack)

@@ -8,7 +8,7 @@ import typer
 
 from gpufabric.plan.render import render_plan
 from gpufabric.plan.runner import run_plan
-from gpufabric.plan.stackfile import project_root
+from gpufabric.plan.project import project_root
 
 
 def plan(

@@ -18,7 +18,7 @@ from gpufabric.catalog import catalog, lookup
 from gpufabric.clouds import registry
 from gpufabric.clouds.spec import CloudSpec
 from gpufabric.config.model import StackConfig
-from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.stack_reader import load_stack_file
 from gpufabric.config.storage_goal import with_storage_goal
 from gpufabric.config.validate import check, region_keys
 from gpufabric.errors import ConfigError, MissingConfigError, UserError

@@ -12,7 +12,7 @@ from typing import Any
 from gpufabric import config as stack_config
 from gpufabric.errors import UserError
 from gpufabric.plan.mocks import CapturingMonitor, MockFacts, RecordingMocks
-from gpufabric.plan.stackfile import PROJECT, apply_overrides, read_stack
+from gpufabric.plan.project import PROJECT, apply_overrides, read_stack
 
 OFFLINE_NOTICE = (
     "offline preview: the real program under mocks; no provider validation, "

@@ -1,4 +1,4 @@
-"""OCI and Nebius plans: the real program under mocks builds the fabric the stack asks for."""
+"""OCI plans: the real program under mocks builds the fabric the stack asks for."""
 
 from __future__ import annotations
 
@@ -18,9 +18,6 @@ OCI_CN = "oci:Core/clusterNetwork:ClusterNetwork"
 OCI_CONF = "oci:Core/instanceConfiguration:InstanceConfiguration"
 OCI_LUSTRE = "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
 OCI_SUBNET = "oci:Core/subnet:Subnet"
-NEB_GC = "nebius:index/computeV1GpuCluster:ComputeV1GpuCluster"
-NEB_VM = "nebius:index/computeV1Instance:ComputeV1Instance"
-NEB_FS = "nebius:index/computeV1Filesystem:ComputeV1Filesystem"
 ISLAND = "ocid1.computehpcisland.oc1.iad.aaaaaaaaisland"
 BLOCK = "ocid1.computenetworkblock.oc1.iad.aaaaaaaablock"
 RES = "ocid1.capacityreservation.oc1.iad.aaaaaaaares"
@@ -91,46 +88,6 @@ def test_oci_outputs_say_how_to_find_the_nodes() -> None:
     assert "same AD as the nodes" in facts["Storage"]
 
 
-def test_nebius_every_vm_joins_the_gpu_cluster_with_the_filesystem() -> None:
-    plan = plan_for("nebius-h100")
-    (gc,) = plan.of_type(NEB_GC)
-    (fs,) = plan.of_type(NEB_FS)
-    vms = plan.of_type(NEB_VM)
-    assert gc.inputs["infinibandFabric"] == "fabric-3" and len(vms) == 16
-    for vm in vms:
-        assert vm.inputs["gpuCluster"] == {"id": gc.id}
-        assert vm.inputs["resources"] == {
-            "platform": "gpu-h100-sxm",
-            "preset": "8gpu-128vcpu-1600gb",
-        }
-        (attached,) = vm.inputs["filesystems"]
-        assert attached["existingFilesystem"] == {"id": fs.id} and attached["mountTag"] == "shared"
-        assert "publicIpAddress" not in vm.inputs["networkInterfaces"][0]
-        assert "virtiofs" in vm.inputs["cloudInitUserData"]["value"]  # the SDK marks it secret
-    assert fs.inputs["sizeGibibytes"] == 10240 and fs.inputs["type"] == "NETWORK_SSD"
-
-
-def test_nebius_reservation_is_strict() -> None:
-    plan = plan_for(
-        "nebius-h100", 'gpufabric:capacity={"type": "reservation", "reservationId": "cbg-e00abc"}'
-    )
-    for vm in plan.of_type(NEB_VM):
-        assert vm.inputs["reservationPolicy"] == {
-            "policy": "STRICT",
-            "reservationIds": ["cbg-e00abc"],
-        }
-
-
-def test_nebius_outputs_say_how_to_find_the_nodes() -> None:
-    plan = plan_for("nebius-h100")
-    parsed = parse(plan.outputs)
-    assert parsed.cluster.cloud == "nebius" and parsed.cluster.fabric == "infiniband"
-    assert parsed.cluster.project == "project-e00replacewithyourproject"
-    (group,) = parsed.nodes.groups
-    assert group.members == [vm.inputs["name"] for vm in plan.of_type(NEB_VM)]
-    assert group.id == plan.of_type(NEB_GC)[0].id and group.count == 16
-
-
 def test_components_refuse_another_clouds_type() -> None:
     cfg = plan_for("oci-h100").config
     with pytest.raises(ValueError, match=r"^OciClusterArgs\.instance: .* is a nebius type"):
@@ -140,16 +97,3 @@ def test_components_refuse_another_clouds_type() -> None:
         nebius_check(ncfg, lookup("BM.GPU.H100.8"))
     assert OciClusterArgs(config=cfg, instance=lookup("BM.GPU.H100.8")).config is cfg
     assert NebiusClusterArgs(config=ncfg, instance=lookup(ncfg.instance_type)).config is ncfg
-
-
-def test_nebius_h200_without_a_fabric_goes_on_the_h200_fabric_of_the_region() -> None:
-    plan = plan_for(
-        "nebius-h100",
-        "gpufabric:instanceType=gpu-h200-sxm/8gpu-128vcpu-1600gb",
-        'gpufabric:nebius={"projectId": "project-e00abc123", '
-        '"sshPublicKey": "ssh-ed25519 AAAAC3Nza x"}',
-    )
-    (gc,) = plan.of_type(NEB_GC)
-    assert gc.inputs["infinibandFabric"] == "fabric-7"  # not fabric-3, an H100 fabric
-    vms = plan.of_type(NEB_VM)
-    assert {vm.inputs["resources"]["platform"] for vm in vms} == {"gpu-h200-sxm"}

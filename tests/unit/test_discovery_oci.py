@@ -1,4 +1,4 @@
-"""OCI and Nebius node discovery from the saved CLI output those clouds print."""
+"""OCI node discovery from the saved CLI output OCI prints."""
 
 from __future__ import annotations
 
@@ -66,31 +66,6 @@ def test_oci_without_vnics_is_one_clear_line(tmp_path: Path) -> None:
     files = _oci_files(tmp_path, 2)[:2]  # no VNIC files
     with pytest.raises(UserError, match="no running node of stack oci-h100"):
         discovery.from_files(outputs, files)
-
-
-def test_nebius_members_of_the_gpu_cluster(tmp_path: Path) -> None:
-    outputs = parse(plan_for("nebius-h100").outputs)
-    group = outputs.nodes.groups[0]
-    insts = [
-        cli_json.nebius_instance(
-            name,
-            f"10.0.0.{10 + i}",
-            project="project-e00replacewithyourproject",
-            gpu_cluster=group.id,
-            path=["r", "s", f"leaf{i // 8}"],
-        )
-        for i, name in enumerate(group.members)
-    ]
-    insts.append(cli_json.nebius_instance("bastion", "10.0.0.5", project="p", gpu_cluster=None))
-    insts.append(
-        cli_json.nebius_instance(
-            group.members[0] + "-x", "10.0.0.6", project="p", gpu_cluster=group.id, state="STOPPED"
-        )
-    )
-    found = discovery.from_files(outputs, [_write(tmp_path, "instances.json", {"items": insts})])
-    assert [n.name for n in found.nodes] == sorted(group.members)
-    assert found.nodes[0].leaf == "leaf0" and found.nodes[-1].leaf == "leaf1"
-    assert any("STOPPED" in w for w in found.warnings)
 
 
 def test_oci_vnics_merged_into_one_file(tmp_path: Path) -> None:

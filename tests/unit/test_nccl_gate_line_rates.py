@@ -1,4 +1,4 @@
-"""`nccl gate` judges OCI and Nebius runs from the catalog's line rates.
+"""`nccl gate` judges runs on RDMA shapes (OCI, Nebius) against the catalog's line rates.
 
 A real OCI capture (2 x BM.GPU4.8, RoCE v2) and that capture re-labelled with the published
 2-node figures for the newer shapes (OQ-hpc Troubleshooting.md: 2 x BM.GPU.H100.8 avg 464.1 GB/s;

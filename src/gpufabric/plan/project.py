@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gpufabric.config.stackfile import load_stack_file
+from gpufabric.config.stack_reader import load_stack_file
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json_or_text
 
