@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -30,6 +31,38 @@ def _ipv4_network(value: str) -> str:
 
 
 Cidr = Annotated[str, AfterValidator(_ipv4_network)]
+
+
+# A Lustre client NID that keeps root on a file system that squashes it: an IPv4 address whose
+# octets are numbers or [low-high] ranges, then the LNet network (10.0.1.6@tcp,
+# 10.0.[2-10].[1-255]@tcp). Source: the NID formats of the providers' root squash inputs.
+_OCTET = r"(\d{1,3}|\[\d{1,3}-\d{1,3}\])"
+_NID_RE = re.compile(rf"^{_OCTET}(\.{_OCTET}){{3}}@(tcp|o2ib|efa)\d{{0,3}}$")
+
+
+def _lustre_nid(value: str) -> str:
+    numbers = [int(n) for n in re.findall(r"\d+", value.split("@", 1)[0])]
+    ranges = re.findall(r"\[(\d+)-(\d+)\]", value)
+    if (
+        not _NID_RE.match(value)
+        or any(n > 255 for n in numbers)
+        or any(int(lo) > int(hi) for lo, hi in ranges)
+    ):
+        raise ValueError(
+            "must be a Lustre client NID: an IPv4 address (octets 0-255 or [low-high] ranges) "
+            "and its LNet network, e.g. 10.0.1.6@tcp or 10.0.[2-10].[1-255]@tcp"
+        )
+    return value
+
+
+LustreNid = Annotated[str, AfterValidator(_lustre_nid)]
+
+
+def no_squash_needs_squash(nids: list[str], root_squash: object) -> list[str]:
+    """Clients exempt from root squash mean nothing when root is not squashed: refused."""
+    if nids and root_squash is False:
+        raise ValueError("lists clients that keep root, but rootSquash is false (none is squashed)")
+    return nids
 
 
 PositiveSeconds = Annotated[float, Field(strict=True, gt=0, le=86400, allow_inf_nan=False)]

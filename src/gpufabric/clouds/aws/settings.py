@@ -5,9 +5,23 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
+from gpufabric.config.base import (
+    CheckpointGoal,
+    ConfigModel,
+    LustreNid,
+    StorageSizing,
+    no_squash_needs_squash,
+)
 from gpufabric.config.model import NoStorage, RootVolume, StackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.inputs.types import MountPath
@@ -164,6 +178,16 @@ class FsxLustreConfig(ConfigModel):
     """The file system's zone; unset means gpufabric:zone, the nodes' zone. Another zone is for
     when FSx has no capacity there: it costs cross-zone latency and transfer, and fails the
     policy pack's storage-in-node-zone unless the organisation downgrades that policy."""
+    root_squash: StrictBool = True
+    """Root on a client is the unprivileged 65534:65534 on the file system (FSx
+    rootSquashConfiguration); false lets root on any node rewrite every file."""
+    no_squash_nids: list[LustreNid] = []
+    """Clients that keep root (an admin client that creates the users' directories)."""
+
+    @field_validator("no_squash_nids")
+    @classmethod
+    def _no_squash(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return no_squash_needs_squash(value, info.data.get("root_squash"))
 
 
 AwsStorage = Annotated[FsxLustreConfig | NoStorage, Field(discriminator="type")]

@@ -11,6 +11,9 @@ import pulumi_aws as aws
 from gpufabric.clouds.aws.settings import AwsStackConfig, FsxLustreConfig
 from gpufabric.inputs.writers import shell_words
 
+# root on a client becomes nobody:nogroup on the file system (rootSquashConfiguration.rootSquash
+# takes UID:GID; pulumi-aws 7.51 fsx LustreFileSystemRootSquashConfiguration)
+SQUASH_TO = "65534:65534"
 LUSTRE_VERSION = "2.15"  # metadata configuration needs 2.15 (docs/sources.md B.1)
 
 
@@ -51,6 +54,11 @@ def build_fsx(
         metadata_configuration=metadata,
         kms_key_id=fsx.kms_key_id,
         data_compression_type="LZ4",
+        root_squash_configuration=aws.fsx.LustreFileSystemRootSquashConfigurationArgs(
+            root_squash=SQUASH_TO, no_squash_nids=list(fsx.no_squash_nids) or None
+        )
+        if fsx.root_squash
+        else None,
         tags={**tags, "Name": f"{name}-fsx"},
         opts=opts,
     )

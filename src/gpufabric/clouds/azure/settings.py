@@ -9,9 +9,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
+from gpufabric.config.base import (
+    CheckpointGoal,
+    ConfigModel,
+    LustreNid,
+    StorageSizing,
+    no_squash_needs_squash,
+)
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import MountPath
 
@@ -128,6 +134,16 @@ class AzureManagedLustreConfig(ConfigModel):
     capacity_tib: StrictInt = 16
     mount_point: MountPath = "/lustre"
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
+    root_squash: StrictBool = True
+    """Root on a client is 65534 on the file system (rootSquashSettings RootOnly); false lets
+    root on any node rewrite every file."""
+    no_squash_nids: list[LustreNid] = []
+    """Clients that keep root (noSquashNidLists), e.g. one admin client."""
+
+    @field_validator("no_squash_nids")
+    @classmethod
+    def _no_squash(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return no_squash_needs_squash(value, info.data.get("root_squash"))
 
     @property
     def sku(self) -> str:

@@ -10,6 +10,7 @@ from pulumi_azure_native import storagecache
 
 from gpufabric.clouds.azure.settings import AzureManagedLustreConfig, AzureStackConfig
 
+SQUASH_ID = 65534.0  # root on a client becomes nobody / nogroup (the SDK takes a number)
 _FSNAME_RE = re.compile(r"@tcp:/([^\s/]+)")
 
 
@@ -30,6 +31,7 @@ def build_managed_lustre(
         storage_capacity_ti_b=float(amlfs.capacity_tib),
         filesystem_subnet=subnet_id,
         zones=[cfg.zone],  # single-AZ service: with the nodes (docs/sources.md D.5)
+        root_squash_settings=_root_squash(amlfs),
         maintenance_window=storagecache.AmlFilesystemMaintenanceWindowArgs(
             day_of_week=storagecache.MaintenanceDayOfWeekType(window.day_of_week),
             time_of_day_utc=window.time_of_day_utc,
@@ -40,6 +42,23 @@ def build_managed_lustre(
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return filesystem.client_info.apply(lambda info: describe(cfg, amlfs, info))
+
+
+def _root_squash(
+    amlfs: AzureManagedLustreConfig,
+) -> storagecache.AmlFilesystemRootSquashSettingsArgs:
+    """rootSquashSettings: root squashed to 65534 unless the stack opts out; the exempt NIDs as
+    the service's semicolon-separated list (pulumi-azure-native 3.29 storagecache)."""
+    if not amlfs.root_squash:
+        return storagecache.AmlFilesystemRootSquashSettingsArgs(
+            mode=storagecache.AmlFilesystemSquashMode.NONE
+        )
+    return storagecache.AmlFilesystemRootSquashSettingsArgs(
+        mode=storagecache.AmlFilesystemSquashMode.ROOT_ONLY,
+        squash_uid=SQUASH_ID,
+        squash_gid=SQUASH_ID,
+        no_squash_nid_lists=";".join(amlfs.no_squash_nids) or None,
+    )
 
 
 def describe(cfg: AzureStackConfig, amlfs: AzureManagedLustreConfig, info: Any) -> dict[str, Any]:

@@ -13,9 +13,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 
-from gpufabric.config.base import CheckpointGoal, Cidr, ConfigModel, StorageSizing
+from gpufabric.config.base import (
+    CheckpointGoal,
+    Cidr,
+    ConfigModel,
+    StorageSizing,
+    no_squash_needs_squash,
+)
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import ImageName, MountPath
 
@@ -113,6 +119,16 @@ class ManagedLustreConfig(ConfigModel):
     """MB/s per TiB: 125, 250, 500 or 1000 (fixed at creation)."""
     filesystem: str = "lustre"
     mount_point: MountPath = "/lustre"
+    root_squash: StrictBool = True
+    """Root on a client is 65534 on the file system (accessRulesOptions ROOT_SQUASH); false
+    lets root on any node rewrite every file."""
+    no_squash_ranges: list[Cidr] = []
+    """Client ranges that keep root (one NO_SQUASH access rule), e.g. an admin client /32."""
+
+    @field_validator("no_squash_ranges")
+    @classmethod
+    def _no_squash(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return no_squash_needs_squash(value, info.data.get("root_squash"))
 
 
 class ParallelstoreConfig(ConfigModel):

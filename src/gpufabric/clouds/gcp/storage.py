@@ -21,6 +21,7 @@ from gpufabric.clouds.gcp.settings import (
 from gpufabric.inputs.writers import shell_words
 
 StorageOutput = pulumi.Output[dict[str, Any] | None]
+SQUASH_ID = 65534  # root on a client becomes nobody / nogroup on the file system
 NFS_OPTIONS = "hard,timeo=600,retrans=3,rsize=1048576,wsize=1048576,resvport"
 
 
@@ -38,6 +39,33 @@ def build_storage(
     if isinstance(storage, FilestoreConfig):
         return _filestore(cfg, storage, net, labels, opts)
     raise ValueError(f"GcpClusterArgs.config.storage: {storage.type} is not a GCP storage type")
+
+
+def _root_squash(lustre: ManagedLustreConfig) -> Any:
+    """accessRulesOptions: root squashed to 65534 unless the stack opts out (the service's
+    default squash UID/GID is 0, which squashes nothing: both are set); the exempt ranges as
+    one NO_SQUASH rule (pulumi-gcp 10.2 lustre InstanceAccessRulesOptions)."""
+    import pulumi_gcp.lustre as gcp_lustre
+
+    if not lustre.root_squash:
+        return None
+    rules = (
+        [
+            gcp_lustre.InstanceAccessRulesOptionsAccessRuleArgs(
+                name="admin",
+                ip_address_ranges=list(lustre.no_squash_ranges),
+                squash_mode="NO_SQUASH",
+            )
+        ]
+        if lustre.no_squash_ranges
+        else None
+    )
+    return gcp_lustre.InstanceAccessRulesOptionsArgs(
+        default_squash_mode="ROOT_SQUASH",
+        default_squash_uid=SQUASH_ID,
+        default_squash_gid=SQUASH_ID,
+        access_rules=rules,
+    )
 
 
 def _lustre(
@@ -60,6 +88,7 @@ def _lustre(
         network=net.host.network.id,
         labels=labels,
         description=f"gpufabric {cfg.name}: Managed Lustre in {cfg.zone}",
+        access_rules_options=_root_squash(lustre),
         opts=opts,
     )
 

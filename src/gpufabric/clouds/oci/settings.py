@@ -13,9 +13,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 
-from gpufabric.config.base import CheckpointGoal, ConfigModel, StorageSizing
+from gpufabric.config.base import (
+    CheckpointGoal,
+    ConfigModel,
+    LustreNid,
+    StorageSizing,
+    no_squash_needs_squash,
+)
 from gpufabric.config.model import NoStorage, StackConfig
 from gpufabric.inputs.types import MountPath
 
@@ -143,6 +149,16 @@ class OciLustreConfig(ConfigModel):
     """Vault key OCID that encrypts the file system at rest; Oracle-managed keys if unset."""
     availability_domain: str | None = None
     """The file system's availability domain; unset means gpufabric:zone (the nodes' AD)."""
+    root_squash: StrictBool = True
+    """Root on a client is 65534 on the file system (identitySquash ROOT); false lets root on
+    any node rewrite every file."""
+    no_squash_nids: list[LustreNid] = Field(default=[], max_length=10)
+    """Clients that keep root (clientExceptions, at most 10), e.g. one admin client."""
+
+    @field_validator("no_squash_nids")
+    @classmethod
+    def _no_squash(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return no_squash_needs_squash(value, info.data.get("root_squash"))
 
 
 OciStorage = Annotated[OciLustreConfig | NoStorage, Field(discriminator="type")]

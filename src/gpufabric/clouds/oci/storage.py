@@ -29,9 +29,10 @@ def build_lustre(
         display_name=f"{cfg.name}-lustre",
         subnet_id=subnet.id,
         kms_key_id=lustre.kms_key_id,
-        # root on the nodes stays root: training jobs and the node roles write as root
+        # root on a node is 65534 on the file system unless the stack opts out (rootSquash)
         root_squash_configuration=oci.lustre.FileStorageLustreFileSystemRootSquashConfigurationArgs(
-            identity_squash="NONE"
+            identity_squash="ROOT" if lustre.root_squash else "NONE",
+            client_exceptions=list(lustre.no_squash_nids) or None,
         ),
         freeform_tags=tags,
         opts=pulumi.ResourceOptions(parent=parent),
