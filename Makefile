@@ -84,7 +84,7 @@ plan-all: $(STAMP)
 	for s in stacks/Pulumi.*.yaml; do s=$${s#stacks/Pulumi.}; $(BIN)/gpufabric plan -s $${s%.yaml} >/dev/null || exit 1; done
 
 # The lab's system packages (Debian). Installs only what is missing; needs root to install.
-LAB_DEBS := debootstrap systemd-container openssh-client iproute2 netcat-openbsd util-linux
+LAB_DEBS := debootstrap systemd-container openssh-client iproute2 iputils-ping netcat-openbsd util-linux
 lab-deps:
 	@if dpkg-query -W -f='$${db:Status-Status}\n' $(LAB_DEBS) 2>/dev/null | grep -qvx installed \
 	   || [ "$$(dpkg-query -W $(LAB_DEBS) 2>/dev/null | wc -l)" -ne $(words $(LAB_DEBS)) ]; then \

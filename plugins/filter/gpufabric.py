@@ -277,6 +277,14 @@ def ipsec_guard_exempt(
 
 
 @_user
+def ipsec_guard_ipv6(own: list[Any], peers: list[Any]) -> list[str]:
+    """IPv6 prefixes / addresses the guard blackholes (gpufabric.ipsec.members)."""
+    from gpufabric.ipsec import members
+
+    return members.guard_ipv6_networks(own, peers)
+
+
+@_user
 def ipsec_member_problems(names: list[str], hostvars: Any) -> list[str]:
     """Problems with the mesh members' addresses (gpufabric.ipsec.members), naming each host."""
     from gpufabric.ipsec import members
@@ -403,6 +411,7 @@ class FilterModule:
             "gpufabric_ipsec_fabric_network": ipsec_fabric_network,
             "gpufabric_ipsec_member_problems": ipsec_member_problems,
             "gpufabric_ipsec_guard_exempt": ipsec_guard_exempt,
+            "gpufabric_ipsec_guard_ipv6": ipsec_guard_ipv6,
             "gpufabric_roce_qos_plan": roce_qos_plan,
             "gpufabric_roce_qos_plans": roce_qos_plans,
             "gpufabric_roce_qos_commands": roce_qos_commands,

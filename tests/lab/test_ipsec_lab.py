@@ -61,11 +61,17 @@ def recap_changed(output: str) -> dict[str, int]:
     }
 
 
-def capture(lab: LabHandle, host: str, seconds: int, during: Callable[[], None]) -> str:
+def capture(
+    lab: LabHandle,
+    host: str,
+    seconds: int,
+    during: Callable[[], None],
+    what: str = "ip and not port 22",
+) -> str:
     out: dict[str, str] = {}
 
     def run() -> None:
-        cmd = f"timeout {seconds} tcpdump -i eth0 -nn -l 'ip and not port 22' 2>/dev/null"
+        cmd = f"timeout {seconds} tcpdump -i eth0 -nn -l '{what}' 2>/dev/null"
         out["text"] = lab.sh(host, cmd, check=False).stdout
 
     thread = threading.Thread(target=run)
@@ -287,6 +293,47 @@ def test_health_run_judges_hosts_with_the_mesh_up(mesh: Mesh, tmp_path: Path) ->
     assert missing_peers(sas, [lab.addresses[h] for h in lab.hosts[1:]]) == []
 
 
+def test_ipv6_between_members_is_refused_with_the_mesh_up(mesh: Mesh) -> None:
+    """The mesh carries IPv4 only, so the guard refuses IPv6 between members: h2 reaches h1
+    neither at h1's address on the fabric's IPv6 prefix nor at its link-local address, and
+    no echo request reaches h1's wire, while IPv4 between them still goes through the SA."""
+    lab = mesh.lab
+    h1, h2 = lab.hosts[0], lab.hosts[1]
+    six = {h: f"fd00:6a6::{i}" for i, h in enumerate(lab.hosts, start=11)}
+    sysctl = "net.ipv6.conf.eth0.disable_ipv6"
+    before = {h: lab.sh(h, f"sysctl -n {sysctl}").stdout.strip() for h in lab.hosts}
+    for host in lab.hosts:
+        lab.sh(host, f"sysctl -qw {sysctl}=0; ip -6 addr add {six[host]}/64 dev eth0 nodad")
+    try:
+        mesh.play("playbooks/ipsec.yml")  # the guard learns the prefix from the hosts' facts
+        for host in lab.hosts:
+            rules = lab.run(host, "ip", "-6", "rule", "show").stdout
+            assert "oif eth0 blackhole" in rules, f"{host}: {rules}"
+            assert "to fd00:6a6::/64 blackhole" in rules, f"{host}: {rules}"
+        local = lab.sh(h1, "ip -6 -o addr show dev eth0 scope link").stdout.split()[3]
+        local = local.split("/")[0]
+        rcs: dict[str, int] = {}
+
+        def traffic() -> None:
+            for name, target in (("prefix", six[h1]), ("link", f"{local}%eth0")):
+                ping = f"ping -6 -c 2 -i 0.3 -W 1 {target}"
+                rcs[name] = lab.sh(h2, ping, check=False).returncode
+            ping4 = f"ping -c 2 -i 0.3 {lab.addresses[h1]}"
+            rcs["ipv4"] = lab.sh(h2, ping4, check=False).returncode
+
+        text = capture(lab, h1, 8, traffic, what="ip6 or ip")
+        assert rcs["prefix"] != 0 and rcs["link"] != 0, rcs
+        assert rcs["ipv4"] == 0, rcs  # the mesh itself is untouched
+        assert "echo request" not in text and "echo reply" not in text, text
+    finally:
+        for host in lab.hosts:
+            lab.sh(host, f"ip -6 addr del {six[host]}/64 dev eth0; "
+                   f"sysctl -qw {sysctl}={before[host] or 0}", check=False)  # fmt: skip
+        mesh.play("playbooks/ipsec.yml")
+    rules = lab.run(h1, "ip", "-6", "rule", "show").stdout
+    assert "fd00:6a6::" not in rules, rules  # a prefix gone is dropped from the guard
+
+
 MESH_FILES = (
     "/etc/swanctl/conf.d/gpufabric.conf",
     KEY,
@@ -328,6 +375,8 @@ def test_encryption_none_removes_the_mesh_cleanly(mesh: Mesh) -> None:
         assert left == [], f"{host}: {left}"
         rules = lab.run(host, "ip", "rule", "show").stdout
         assert not re.search(r"^(219|221|225|226|227):", rules, re.M), f"{host}: {rules}"
+        rules6 = lab.run(host, "ip", "-6", "rule", "show").stdout
+        assert not re.search(r"^(225|227):", rules6, re.M), f"{host}: {rules6}"
         assert "ipsec0" not in lab.sh(host, "ls /sys/class/net").stdout.split(), host
         assert lab.run(host, "ip", "xfrm", "policy", check=False).stdout.strip() == "", host
     h1, h2 = lab.hosts[0], lab.hosts[1]

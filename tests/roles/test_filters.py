@@ -45,6 +45,7 @@ def test_every_filter_is_registered(filters: dict):
         "gpufabric_ipsec_fabric_network",
         "gpufabric_ipsec_member_problems",
         "gpufabric_ipsec_guard_exempt",
+        "gpufabric_ipsec_guard_ipv6",
         "gpufabric_gpg_fingerprint_check",
         "gpufabric_roce_qos_plan",
         "gpufabric_roce_qos_plans",

@@ -173,3 +173,25 @@ def test_guard_exemptions_are_checked_and_never_a_member() -> None:
         guard_exempt(["10.9.0.12"], [], net, peers)
     with pytest.raises(UserError, match=r"ipsec_guard_exempt: .* is not an IPv4 address"):
         guard_exempt([ROGUE], [], net, peers)
+
+
+def test_guard_ipv6_destinations_come_from_checked_facts() -> None:
+    """The fabric interface's own prefixes whole, the peers' global addresses one each;
+    link-local and multicast are left to the interface rule; a fact that does not parse (a
+    rogue host's string) is refused, never written into the guard."""
+    from gpufabric.ipsec.members import guard_ipv6_networks
+
+    own = [
+        {"address": "fd00:9::11", "prefix": "64", "scope": "global"},
+        {"address": "fe80::1", "prefix": "64", "scope": "link"},
+    ]
+    peers = [
+        {"address": "2001:db8:5::12", "prefix": "64", "scope": "global"},
+        {"address": "fe80::2", "prefix": "64", "scope": "link"},
+    ]
+    assert guard_ipv6_networks(own, peers) == ["2001:db8:5::12/128", "fd00:9::/64"]
+    assert guard_ipv6_networks([], []) == []
+    with pytest.raises(UserError, match=r"is not an IPv6 address/prefix"):
+        guard_ipv6_networks([], [{"address": ROGUE, "prefix": "64"}])
+    with pytest.raises(UserError, match=r"is not a mapping"):
+        guard_ipv6_networks(["fd00::1/64"], [])

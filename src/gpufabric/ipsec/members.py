@@ -111,3 +111,26 @@ def guard_exempt(
         raise UserError(f"ipsec_guard_exempt: {', '.join(clash)} is a mesh member")
     out += [str(a) for a in found if plain_ipv4(a) and ipaddress.IPv4Address(str(a)) in net]
     return sorted(set(out) - members, key=ipaddress.IPv4Address)
+
+
+def guard_ipv6_networks(own: Iterable[object], peers: Iterable[object]) -> list[str]:
+    """The IPv6 destinations the guard blackholes: the on-link prefixes of this host's fabric
+    interface (`own`: its facts' ipv6 entries, {address, prefix, scope}) and the global
+    addresses peers report on theirs (`peers`: the same entries). The mesh carries IPv4 only,
+    so any IPv6 to these leaves in clear; link-local and multicast are covered by interface.
+    An entry that does not parse is refused (a host's facts are its own word)."""
+    nets: set[ipaddress.IPv6Network] = set()
+    for entries, whole in ((own, True), (peers, False)):
+        for entry in entries:
+            if not isinstance(entry, Mapping):
+                raise UserError(f"ipsec: IPv6 facts entry {str(entry)!r} is not a mapping")
+            text = f"{entry.get('address', '')}/{entry.get('prefix', '')}"
+            try:
+                iface = ipaddress.IPv6Interface(text)
+            except ValueError:
+                raise UserError(f"ipsec: {text!r} is not an IPv6 address/prefix") from None
+            ip = iface.ip
+            if ip.is_link_local or ip.is_loopback or ip.is_multicast or ip.is_unspecified:
+                continue  # link-local and multicast: covered by the interface rule
+            nets.add(iface.network if whole else ipaddress.IPv6Network(iface.ip))
+    return [str(n) for n in sorted(nets)]
