@@ -74,16 +74,23 @@ def checks(
 
 
 @_user
-def start(step1: dict[str, Any], expected_gbps: float = 0, fraction: float = 0.7) -> dict[str, Any]:
+def start(
+    step1: dict[str, Any], expected_gbps: float = 0, fraction: float = 0.7, esp_rate_mbit: int = 0
+) -> dict[str, Any]:
     """The bisection over every host that answered step 1 (hosts bad in step 1 still carry
-    traffic: they can still prove others good, and a slow link is worth naming too)."""
+    traffic: they can still prove others good, and a slow link is worth naming too). Its
+    `rate_mbit`, when set, is the iperf3 pacing rate this run must use (userspace ESP)."""
     results = _plain(step1)
     from gpufabric.health import bisect
     from gpufabric.health.checks import traffic_limits
 
-    limits, findings = traffic_limits(results, float(expected_gbps) or None, float(fraction))
+    limits, findings, rate = traffic_limits(
+        results, float(expected_gbps) or None, float(fraction), int(esp_rate_mbit)
+    )
     state = bisect.start(list(results), limits)
     state["findings"] = findings + state["findings"]
+    if rate is not None:
+        state["rate_mbit"] = rate
     return state
 
 

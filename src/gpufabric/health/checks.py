@@ -291,18 +291,37 @@ def check_hosts(
 
 
 def traffic_limits(
-    step1: dict[str, dict[str, Any]], expected_gbps: float | None, fraction: float
-) -> tuple[Limits, list[str]]:
-    """The limits step 2 judges by, and a finding when they differ from what was asked.
+    step1: dict[str, dict[str, Any]],
+    expected_gbps: float | None,
+    fraction: float,
+    esp_rate_mbit: int = 0,
+) -> tuple[Limits, list[str], int | None]:
+    """The limits step 2 judges by, a finding when they differ from what was asked, and the
+    iperf3 pacing rate to use instead of the configured one (None: keep it).
 
     Where hosts send IP through strongSwan's userspace ESP (the lab's IPsec data path), the
-    rate is what the encryption in userspace achieves, not the link's: groups are then judged
-    against their peers only, never against the expected (pacing or line) rate."""
+    encryption runs on the host's CPUs: paced above what it carries, a group measures how much
+    CPU it got while the other groups ran at the same time, not its link, and groups that
+    differ only in that blame healthy hosts. With `esp_rate_mbit` (iperf3), traffic is then
+    paced at that rate, which the userspace path carries, and judged against it like any
+    paced run; without it (nccl-tests), groups are judged against their peers only."""
     esp = sorted(h for h, r in step1.items() if isinstance(r, dict) and r.get("userspace_esp"))
     if not esp or expected_gbps is None:
-        return Limits(expected_gbps, fraction), []
-    return Limits(None, fraction), [
-        f"IP traffic runs through userspace ESP (strongSwan kernel-libipsec) on "
-        f"{', '.join(esp)}: rates judged against peers only, not the expected "
-        f"{expected_gbps:g} Gbit/s"
-    ]
+        return Limits(expected_gbps, fraction), [], None
+    where = (
+        f"IP traffic runs through userspace ESP (strongSwan kernel-libipsec) on {', '.join(esp)}"
+    )
+    if esp_rate_mbit > 0:
+        return (
+            Limits(esp_rate_mbit / 1000, fraction),
+            [
+                f"{where}: paced at {esp_rate_mbit} Mbit/s (what encryption in userspace carries) "
+                f"and judged against that, not the expected {expected_gbps:g} Gbit/s"
+            ],
+            esp_rate_mbit,
+        )
+    return (
+        Limits(None, fraction),
+        [f"{where}: rates judged against peers only, not the expected {expected_gbps:g} Gbit/s"],
+        None,
+    )
