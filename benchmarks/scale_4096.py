@@ -12,12 +12,17 @@ inputs written into a temporary folder:
   address and DNS name);
 - plan group / plan instances: `run_plan` of the stack with N nodes as one group or as N
   instances;
+- sdk instances: the Pulumi SDK alone, under its own mocks (inputs echoed back, nothing
+  recorded), registering what the instances mode registers per node: N `aws.ec2.Instance` from
+  one launch template under one component; the plan's own cost per node is what plan
+  instances costs beyond it;
 - topology render: `gpufabric topology render --source file -f slurm-tree` on a synthetic
   3-level fabric of N nodes (gpufabric.topology.synthetic);
 - health bisection: the fabric doctor's group bisection (gpufabric.health.bisect) over N hosts
   of a synthetic ring fabric (gpufabric.health.sim) with one host slowed to 10 %; it must name
   exactly that host.
-Times are this machine's (noisy, shared); the ratios are the figures.
+Times are this machine's (noisy, shared); the ratios are the figures. `cpu s` is user + system
+seconds (GNU time): less sensitive than wall time to other work on the machine.
 """
 
 from __future__ import annotations
@@ -51,6 +56,42 @@ plan = run_plan(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])
 print(len(plan.resources))
 """
 
+SDK_CHILD = """
+import sys
+import pulumi
+import pulumi_aws as aws
+from pulumi.runtime import settings
+from pulumi.runtime.stack import run_in_stack
+from pulumi.runtime.sync_await import _sync_await
+
+class Echo(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        return args.name + "-id", {**args.inputs, "latestVersion": 1}
+    def call(self, args):
+        return {}
+
+def program():
+    parent = pulumi.ComponentResource("bench:index:Cluster", "bench")
+    opts = pulumi.ResourceOptions(parent=parent)
+    template = aws.ec2.LaunchTemplate("node", image_id="ami-0123456789abcdef0", opts=opts)
+    version = template.latest_version.apply(str)
+    nodes = [
+        aws.ec2.Instance(
+            f"node-{i:04d}",
+            launch_template=aws.ec2.InstanceLaunchTemplateArgs(id=template.id, version=version),
+            tags={"Name": f"node-{i:04d}"},
+            opts=opts,
+        )
+        for i in range(int(sys.argv[1]))
+    ]
+    pulumi.export("members", pulumi.Output.all(*[n.id for n in nodes]))
+
+pulumi.runtime.set_mocks(Echo(), preview=False)
+settings.ROOT.set(None)  # set_mocks made a root stack; run_in_stack makes its own
+_sync_await(run_in_stack(program))
+print(sys.argv[1])
+"""
+
 BISECT_CHILD = """
 import sys
 from gpufabric.health import bisect
@@ -71,7 +112,7 @@ def measure(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any
     r = gnutime.run(argv, REPO, env)
     if r.rc != 0:
         raise SystemExit(f"{' '.join(argv[:3])} ... failed ({r.rc}): {r.stderr.strip()}")
-    return {"seconds": r.wall, "peak_mib": r.peak_mib, "stdout": r.stdout}
+    return {"seconds": r.wall, "cpu": r.cpu, "peak_mib": r.peak_mib, "stdout": r.stdout}
 
 
 def aws_instances(asg: str, n: int) -> dict[str, Any]:
@@ -149,6 +190,9 @@ def run_case(case: str, n: int, stack: str, folder: Path) -> dict[str, Any]:
         overrides = [f"gpufabric:nodes={n}", f"gpufabric:nodeGroup={mode}"]
         r = measure([py, "-c", PLAN_CHILD, str(REPO), stack, *overrides])
         r["detail"] = f"{r['stdout'].strip()} resources"
+    elif case == "sdk instances":
+        r = measure([py, "-c", SDK_CHILD, str(n)])
+        r["detail"] = f"{r['stdout'].strip()} aws.ec2.Instance, Pulumi SDK alone"
     elif case == "topology render":
         r = measure(
             [str(BIN / "gpufabric"), "topology", "render", "--source", "file", "-i",
@@ -161,11 +205,26 @@ def run_case(case: str, n: int, stack: str, folder: Path) -> dict[str, Any]:
     return r
 
 
+def per_node_line(results: dict[tuple[str, int], dict[str, Any]], small: int, large: int) -> str:
+    """CPU per added node: the plan's instances mode against the Pulumi SDK alone."""
+    added = large - small
+
+    def per_node(case: str) -> float:
+        return (results[(case, large)]["cpu"] - results[(case, small)]["cpu"]) / added * 1000
+
+    plan, sdk = per_node("plan instances"), per_node("sdk instances")
+    return (
+        f"cpu per added node: plan instances {plan:.2f} ms, Pulumi SDK alone {sdk:.2f} ms "
+        f"({sdk / plan:.0%}); gpufabric's own {plan - sdk:.2f} ms"
+    )
+
+
 CASES = (
     "inventory --graph",
     "inventory --list",
     "plan group",
     "plan instances",
+    "sdk instances",
     "topology render",
     "health bisection",
 )
@@ -195,31 +254,38 @@ def main() -> None:
                 runs = [run_case(case, n, args.stack, folder) for _ in range(args.repeat)]
                 results[(case, n)] = {
                     "seconds": statistics.median(r["seconds"] for r in runs),
+                    "cpu": statistics.median(r["cpu"] for r in runs),
                     "peak_mib": max(r["peak_mib"] for r in runs),
                     "detail": runs[0]["detail"],
                 }
-    head = f"{'case':<17} {'nodes':>5} {'seconds':>8} {'peak MiB':>9}  {'time x':>7} {'mem x':>6}"
+    head = (
+        f"{'case':<17} {'nodes':>5} {'seconds':>8} {'cpu s':>7} {'peak MiB':>9}"
+        f"  {'time x':>7} {'cpu x':>6} {'mem x':>6}"
+    )
     print(f"median of {args.repeat} fresh process(es); x = {large} nodes / {small} nodes")
     print(head)
     for case in cases:
         a, b = results[(case, small)], results[(case, large)]
         for n, r in ((small, a), (large, b)):
             ratio = (
-                f"{b['seconds'] / a['seconds']:>6.2f}x {b['peak_mib'] / a['peak_mib']:>5.2f}x"
+                f"{b['seconds'] / a['seconds']:>6.2f}x {b['cpu'] / a['cpu']:>5.2f}x"
+                f" {b['peak_mib'] / a['peak_mib']:>5.2f}x"
                 if n == large
                 else ""
             )
             print(
-                f"{case:<17} {n:>5} {r['seconds']:>8.2f} {r['peak_mib']:>9.0f}  {ratio}"
-                f"  {r['detail']}"
+                f"{case:<17} {n:>5} {r['seconds']:>8.2f} {r['cpu']:>7.2f} {r['peak_mib']:>9.0f}"
+                f"  {ratio:<22}  {r['detail']}"
             )
     if "plan group" in cases and "plan instances" in cases:
         for n in (small, large):
             g, i = results[("plan group", n)], results[("plan instances", n)]
             print(
                 f"plan instances / group at {n} nodes: time {i['seconds'] / g['seconds']:.2f}x, "
-                f"memory {i['peak_mib'] / g['peak_mib']:.2f}x"
+                f"cpu {i['cpu'] / g['cpu']:.2f}x, memory {i['peak_mib'] / g['peak_mib']:.2f}x"
             )
+    if "plan instances" in cases and "sdk instances" in cases:
+        print(per_node_line(results, small, large))
     print("goals at the large size: " + "; ".join(f"{k} {v}" for k, v in GOALS.items()))
 
 
