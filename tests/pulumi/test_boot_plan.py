@@ -30,7 +30,7 @@ from gpufabric.clouds.gcp.bundle import METADATA_VALUE_MAX_BYTES
 from gpufabric.clouds.oci.bundle import METADATA_MAX_BYTES
 from gpufabric.errors import UserError
 from gpufabric.plan import Plan
-from gpufabric.plan.stackfile import apply_overrides, read_stack
+from gpufabric.plan.project import apply_overrides, read_stack
 
 GOLDEN = Path(__file__).parent / "golden" / "boot"
 BOOT = "gpufabric:boot.enabled=true"

@@ -101,7 +101,7 @@ def stack_storage(stack: str) -> tuple[dict[str, Any] | None, str]:
     """The stack file's checkpoint goal and mount point (stacks/Pulumi.<stack>.yaml), where this
     checkout has it; (None, "") where it does not."""
     from gpufabric.config import parse
-    from gpufabric.plan.stackfile import project_root, read_stack
+    from gpufabric.plan.project import project_root, read_stack
 
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", stack):
         return None, ""  # org/project/stack: not a stack file of this checkout
