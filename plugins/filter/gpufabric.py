@@ -59,13 +59,13 @@ def encryption_problem(mode: str, instance_type: str) -> str:
     return problem(mode, entry.name, entry.encryption_in_transit)
 
 
-# --- host facts and decisions (gpufabric.facts), node-side helpers (gpufabric.node) -------
+# --- host facts and decisions (gpufabric.facts), NCCL profiles (gpufabric.nccl) -----------
 
 
 @_user
 def gpg_fingerprint_check(colons: str, expected: str, key: str) -> str:
     """The downloaded key's fingerprint when it is the expected one; fails otherwise."""
-    from gpufabric.node.gpg import check_fingerprint
+    from gpufabric.facts.gpg import check_fingerprint
 
     return check_fingerprint(colons, expected, key)
 
@@ -122,7 +122,7 @@ def roce_fabric_ports(
 @_user
 def nccl_profile(facts: dict[str, Any], fabric: str, **kwargs: Any) -> dict[str, Any]:
     """The rendered NCCL profile (nccl.conf lines, env lines, sources) for this host."""
-    from gpufabric.node.nccl_profiles import render
+    from gpufabric.nccl.profiles import render
 
     return render(facts, fabric, **kwargs)
 

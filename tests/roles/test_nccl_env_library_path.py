@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from gpufabric.node import nccl_profiles as profiles
+from gpufabric.nccl import profiles
 
 REPO = Path(__file__).resolve().parents[2]
 # every profile that prepends library folders (efa, gcp-tcpx, gcp-tcpxo, gcp-gib today)

@@ -14,7 +14,7 @@ from gpufabric.certify.hosts import Holder, Inventory
 from gpufabric.certify.limits import judge, table
 from gpufabric.certify.run import Options, certify
 from gpufabric.certify.scorecard import ctrf, render_html
-from gpufabric.node.nccl_profiles import render
+from gpufabric.nccl.profiles import render
 
 # (capture, fabric, instance type, collective, published busbw GB/s, published ratio, algorithm)
 # Published: awslabs/awsome-distributed-ai micro-benchmarks/nccl-tests/README.md (p5: 16 GiB

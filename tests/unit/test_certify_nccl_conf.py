@@ -21,7 +21,7 @@ import pytest
 from ansible.plugins.filter.core import comment
 
 from gpufabric.certify import clustermax
-from gpufabric.node import nccl_profiles as profiles
+from gpufabric.nccl import profiles
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = REPO / "roles" / "nccl" / "templates"

@@ -27,7 +27,6 @@ ALLOWED = (
 NAME = re.compile(r"(?<![\w-])(aws|gcp|azure|oci|nebius)(?![\w-])", re.IGNORECASE)
 
 NOT_YET_MOVED: dict[str, str] = {
-    "src/gpufabric/node/nccl_profiles.yaml": "profiles chosen per cloud, sources",
     "src/gpufabric/nccl/parse/debuglog.py": "plugin names in NCCL logs",
     "src/gpufabric/nccl/parse/transport.py": "plugin names in NCCL logs",
     "src/gpufabric/nccl/parse/lines.py": "a fixture's provenance in a comment",

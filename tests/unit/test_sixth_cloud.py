@@ -216,3 +216,22 @@ def test_without_the_registration_it_is_one_line(project: Path, plan: dict[str, 
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_its_nccl_profile_is_chosen_on_its_stacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cloud's package brings its own NCCL profile for a fabric; elsewhere the shared one."""
+    from gpufabric.nccl import profiles
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "clouds"))
+    monkeypatch.setenv("GPUFABRIC_CLOUDS", "sixth=sixthcloud")
+    assert profiles.select("infiniband", "sixth") == "sixth-ib"
+    assert profiles.book().profiles["sixth-ib"].cloud == "sixth"
+    assert profiles.select("infiniband") == "infiniband"
+    out = profiles.render({}, "infiniband", cloud="sixth")
+    assert out["conf"] == [
+        {
+            "name": "NCCL_IB_HCA",
+            "value": "mlx5",
+            "source": "made up for the tests: every mlx5 HCA (prefix match)",
+        }
+    ]

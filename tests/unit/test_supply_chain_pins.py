@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from gpufabric.errors import UserError
-from gpufabric.node.gpg import check_fingerprint, primary_fingerprints
+from gpufabric.facts.gpg import check_fingerprint, primary_fingerprints
 
 REPO = Path(__file__).resolve().parents[2]
 

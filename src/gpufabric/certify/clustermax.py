@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpufabric.node.nccl_profiles import JOB_ENV_ONLY, ROCE_V2_GID_INDEX, fabric_is_multi_tier
+from gpufabric.nccl.profiles import JOB_ENV_ONLY, ROCE_V2_GID_INDEX, fabric_is_multi_tier
 
 AUTOCONFIG = re.compile("|".join(JOB_ENV_ONLY))
 GID_LINE = re.compile(r"^\s*NCCL_IB_GID_INDEX\s*=\s*(\d+)", re.MULTILINE)

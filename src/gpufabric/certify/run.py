@@ -18,7 +18,7 @@ from gpufabric.certify.limits import Collective, judge, table
 from gpufabric.certify.storage import StorageBench, goal_of, path_of, rated_of, storage_stage
 from gpufabric.errors import UserError
 from gpufabric.inputs import packaged
-from gpufabric.node.nccl_profiles import select
+from gpufabric.nccl.profiles import select
 
 FabricRun = Callable[[list[str], str], dict[str, Any]]  # hosts, label -> doctor's report
 CollectiveRun = Callable[[list[str], str], str]  # hosts, collective -> nccl-tests + INFO log

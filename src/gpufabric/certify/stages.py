@@ -16,7 +16,7 @@ from gpufabric.certify.hosts import Runner
 from gpufabric.certify.limits import advice
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
-from gpufabric.node.nccl_profiles import book, select
+from gpufabric.nccl.profiles import book, select
 
 STAGES = (
     (1, "sanity"),

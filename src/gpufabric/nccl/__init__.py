@@ -8,6 +8,6 @@ Pure library (never imports pulumi). Grouped by what the code does:
 - gate/     ceilings, thresholds (with sources) and the pass/warn/fail verdicts, latency
 - tune/     sweep planner, runners, tuner-plugin CSV, what NCCL accepts (ncclrules)
 - report/   the HTML report
-
-The NCCL environment the nodes get (profiles per fabric) is node-side: gpufabric.node.
+- profiles  the NCCL environment the nodes get, per fabric (profiles.yaml, and each cloud
+            package's nccl_profiles.yaml), rendered for the nccl role
 """

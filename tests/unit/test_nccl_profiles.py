@@ -1,4 +1,5 @@
-"""NCCL fabric profiles (src/gpufabric/node/nccl_profiles.yaml): data rules and rendering."""
+"""NCCL fabric profiles (src/gpufabric/nccl/profiles.yaml and each cloud package's
+nccl_profiles.yaml): data rules, the choice per fabric and cloud, and rendering."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ import pytest
 from gpufabric.catalog import lookup
 from gpufabric.clouds.gcp import facts as gcp_facts
 from gpufabric.errors import UserError
-from gpufabric.inputs import packaged
-from gpufabric.node import nccl_profiles as profiles
+from gpufabric.nccl import profiles
 from gpufabric.vocabulary import FABRICS
 
 LAB_FACTS = {
@@ -150,7 +150,7 @@ def test_extra_settings_and_their_checks():
 
 
 def test_book_rejects_an_unconditional_plugin_managed_setting():
-    data = packaged.load_yaml("gpufabric.node", "nccl_profiles.yaml")
+    data = profiles.book().model_dump(exclude_none=True)
     data["profiles"]["efa"]["settings"].append(
         {"name": "NCCL_BUFFSIZE", "value": "8388608", "source": "an old sample script"}
     )
@@ -168,7 +168,7 @@ def test_version_conditions():
 
 def test_roce_qos_values_replace_the_profile_ones_and_extra_wins() -> None:
     """NCCL's traffic class must follow the NIC's QoS; no setting is written twice."""
-    from gpufabric.node.nccl_profiles import render
+    from gpufabric.nccl.profiles import render
 
     facts: dict = {"rdma_devices": [], "netdevs": []}
     qos = {"NCCL_IB_TC": 138, "NCCL_IB_SL": 4, "NCCL_IB_GID_INDEX": 3}

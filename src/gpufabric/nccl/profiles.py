@@ -1,4 +1,9 @@
-"""NCCL fabric profiles from versioned data (profiles.yaml): select one, render it for a host.
+"""NCCL fabric profiles from versioned data: select one, render it for a host.
+
+The profiles are this package's profiles.yaml (one per fabric, wherever it runs) and each
+cloud package's own nccl_profiles.yaml (found through the registry): on a stack of that cloud
+its profile for a fabric is chosen first. The choice reads the fabric and the data; nothing
+here names a cloud.
 
 `render(facts, fabric, ...)` returns what the nccl role writes: NCCL_* settings for
 /etc/nccl.conf (NCCL reads it with setenv without overwrite, so a job's own environment still
@@ -11,10 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
+from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
 from gpufabric.inputs import packaged
 from gpufabric.vocabulary import Fabric
@@ -75,6 +82,7 @@ class Plugin(_Strict):
 class Profile(_Strict):
     fabric: Fabric
     cloud: str | None = None
+    """The cloud whose package ships it (set from where it is read); None: this package's."""
     lab: bool = False
     description: str
     plugin_managed: str | None = None
@@ -120,13 +128,44 @@ class ProfileBook(_Strict):
         return self
 
 
-@cache
+CLOUD_PROFILES = "nccl_profiles.yaml"
+_CLOUD_KEYS = {"profiles", "plugin_managed"}
+
+
 def book() -> ProfileBook:
-    return ProfileBook.model_validate(packaged.load_yaml("gpufabric.node", "nccl_profiles.yaml"))
+    """Every profile: each cloud package's (in the registry's order), then the shared ones."""
+    return _book(tuple(registry.packages().items()))
+
+
+@cache
+def _book(packages: tuple[tuple[str, str], ...]) -> ProfileBook:
+    data = dict(packaged.load_yaml("gpufabric.nccl", "profiles.yaml"))
+    profiles: dict[str, Any] = {}
+    managed: dict[str, Any] = dict(data.get("plugin_managed") or {})
+    for cloud, package in packages:
+        file = resources.files(package).joinpath(CLOUD_PROFILES)
+        if not file.is_file():
+            continue
+        own = packaged.load_resource(file)
+        if set(own) - _CLOUD_KEYS:
+            raise ValueError(f"{file}: only {', '.join(sorted(_CLOUD_KEYS))} belong here")
+        for name, raw in (own.get("profiles") or {}).items():
+            if name in profiles:
+                raise ValueError(f"{file}: profile {name} is already {profiles[name]['cloud']}'s")
+            profiles[name] = {**raw, "cloud": cloud}
+        managed.update(own.get("plugin_managed") or {})
+    for name, raw in data["profiles"].items():
+        if name in profiles or "cloud" in raw:
+            raise ValueError(
+                f"gpufabric/nccl/profiles.yaml: profile {name}: a cloud's own goes in its package"
+            )
+        profiles[name] = raw
+    return ProfileBook.model_validate({**data, "plugin_managed": managed, "profiles": profiles})
 
 
 def select(fabric: str, cloud: str = "") -> str:
-    """The profile name for a fabric (and cloud, where a cloud has its own recipe)."""
+    """The profile name for a fabric: the cloud's own for that fabric, where its package ships
+    one; else the shared one; else the one profile there is (a fabric of one cloud only)."""
     candidates = [k for k, p in book().profiles.items() if p.fabric == fabric]
     if not candidates:
         raise UserError(
