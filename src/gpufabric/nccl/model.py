@@ -103,7 +103,7 @@ class DebugInfo:
 
     nccl_version: str | None = None
     net_plugin: str | None = None  # "internal" | plugin name (e.g. "aws-ofi-nccl")
-    network: str | None = None  # the 'Using network X' name: IB, Socket, AWS Libfabric, gIB, ...
+    network: str | None = None  # the 'Using network X' name: IB, Socket, Libfabric, gIB, ...
     net_devices_kind: str | None = None  # the X of 'NET/X : Using [0]...': IB, Socket, FastSocket
     net_devices: tuple[NetDevice, ...] = ()
     ofi_provider: str | None = None  # NET/OFI 'Selected Provider is efa'

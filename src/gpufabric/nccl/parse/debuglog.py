@@ -7,8 +7,8 @@ Message shapes (all seen in the fixtures unless marked):
   is efa-direct (found 32 nics)' (aws-ofi-nccl source, old / current)
 - 'NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_bond_0:1/RoCE [RO]; OOB eth0:10.2.0.4<0>'
 - 'NET/Socket : Using [0]eth0:10.0.0.23<0>' / 'NET/FastSocket : Using [0]ibs108:10.0.19.12<0> ...'
-- 'Using network IB' / 'Using network AWS Libfabric'
-- 'Channel 00 : 1[101d0] -> 8[101c0] [send] via NET/AWS Libfabric/1/GDRDMA' / 'via P2P/IPC/read'
+- 'Using network IB' / 'Using network <a net plugin's name>' (catalog/nccl_networks.yaml)
+- 'Channel 00 : 1[101d0] -> 8[101c0] [send] via NET/<name>/1/GDRDMA' / 'via P2P/IPC/read'
 - 'comm 0x.. rank 0 nRanks 2 nNodes 1 localRanks 2 ...' and old 'comm 0x.. rank 2 nranks 16 ...'
 - '8 coll channels, 8 p2p channels, 1 p2p channels per peer', 'Channel 00/08 :    0   7 ...'
 - 'TUNER/Plugin: Could not find: libnccl-tuner.so libnccl-net.so. Using internal tuner plugin.'
@@ -28,7 +28,7 @@ _VERSION = re.compile(r"^NCCL version (\S+)")
 _NET_USING = re.compile(r"^NET/(\w+)\s*: Using (.*)$")
 _NET_NO_DEVICE = re.compile(r"^NET/(\w+)\s*: No device found")
 _DEVICE = re.compile(r"\[(\d+)\]([^\s\[;]+)")
-# aws-ofi-nccl (aws/aws-ofi-nccl, NCCL_OFI_INFO in nccl_ofi_net.c):
+# the OFI net plugin (aws-ofi-nccl, NCCL_OFI_INFO in nccl_ofi_net.c):
 #   older releases  'Selected Provider is %s (found %d nics)'
 #   current         'Selected provider is %s, fabric is %s (found %d nics)'  (fabric: efa, efa-direct)
 #                   (nccl_net_ofi_query_provider_capabilities)
@@ -94,7 +94,7 @@ def parse_device(token: str, index: int) -> NetDevice:
 
 
 def _channel(state: _State, path: str) -> None:
-    """'NET/AWS Libfabric/1/GDRDMA', 'NET/IB/0(1)/GDRDMA', 'P2P/IPC/read', 'SHM/direct/direct'."""
+    """'NET/<plugin name>/1/GDRDMA', 'NET/IB/0(1)/GDRDMA', 'P2P/IPC/read', 'SHM/direct/direct'."""
     parts = path.split("/")
     kind = "/".join(parts[:2])
     state.paths.setdefault(kind, None)

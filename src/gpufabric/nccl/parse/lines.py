@@ -12,7 +12,7 @@ from dataclasses import dataclass
 # (name, pattern matched at the start of a line). Applied repeatedly, so stacked prefixes
 # (SkyPilot around Open MPI) come off one after the other.
 LAUNCHER_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # Open MPI --tag-output: '[1,0]<stdout>:' (fixtures: p5 AWS Batch, p5 EKS, p4d EKS)
+    # Open MPI --tag-output: '[1,0]<stdout>:' (fixtures: p5 under Batch, p5 and p4d under EKS)
     ("mpirun", re.compile(r"\[\d+,\d+\]<(?:stdout|stderr)>:")),
     # srun --label: '0: ' (fixtures: awsome-distributed-training p4de / p5)
     ("srun", re.compile(r"\d+: ")),

@@ -7,30 +7,27 @@ or None when the log does not say. The table is data; first match wins.
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from gpufabric.catalog.networks import networks
 from gpufabric.nccl.model import DebugInfo
 
-# (regex on the 'Using network X' name or the 'via NET/X' path, transport). Sources:
-# NVIDIA/nccl src/transport/net_ib*, net_socket.cc (names 'IB', 'Socket'); aws/aws-ofi-nccl
-# ('AWS Libfabric', 'Libfabric'); GoogleCloudPlatform/cluster-toolkit NCCL env
-# (NCCL_NET=GPUDirectTCPX_v7 / FasTrak / gIB); stas00/ml-engineering (NET/FastSocket).
-NETWORK_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^(NET/)?(AWS )?Libfabric", re.I), "ofi"),
-    (re.compile(r"^(NET/)?OFI", re.I), "ofi"),
-    (re.compile(r"^(NET/)?gIB", re.I), "gib"),
-    (re.compile(r"^(NET/)?GPUDirectTCPX", re.I), "tcpx"),
-    (re.compile(r"^(NET/)?(FasTrak|TCPXO)", re.I), "tcpxo"),
-    (re.compile(r"^(NET/)?FastSocket", re.I), "fastsocket"),
-    (re.compile(r"^(NET/)?IB", re.I), "ib"),
-    (re.compile(r"^(NET/)?Socket", re.I), "socket"),
-)
+
+@cache
+def network_names() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(pattern on the 'Using network X' name or the 'via NET/X' path, transport), in the
+    catalog's order: the names NCCL prints are data (catalog/nccl_networks.yaml, with sources)."""
+    return tuple(
+        (re.compile(rf"^(NET/)?{re.escape(row.name)}", re.I), row.transport) for row in networks()
+    )
+
 
 # libfabric providers that are not a fabric: plain TCP or UDP through the kernel.
 OFI_SOCKET_PROVIDERS = frozenset({"tcp", "tcp;ofi_rxm", "sockets", "udp", "udp;ofi_rxd"})
 
 
 def _by_name(name: str) -> str | None:
-    for pattern, transport in NETWORK_NAMES:
+    for pattern, transport in network_names():
         if pattern.match(name):
             return transport
     return None
