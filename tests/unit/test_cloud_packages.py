@@ -2,8 +2,8 @@
 
 Allowed to name clouds: each cloud's own package, the registry (the one list), the catalog and
 stack data, docs, tests, and the packaging files. Files that still name a cloud are listed in
-NOT_YET_MOVED with what knows the cloud there; the list only shrinks: a new file that names a
-cloud fails, and so does a listed file that no longer does (take it off the list).
+NOT_YET_MOVED with what knows the cloud there (none is left); the list only shrinks: a new file
+that names a cloud fails, and so does a listed file that no longer does (take it off the list).
 
 Provenance is not knowledge: in the library's YAML data tables (src/gpufabric/**.yaml), a
 citation of a public repository (`owner/repo`, with an optional path, `@commit` or `#issue`) or
@@ -35,8 +35,7 @@ DATA = re.compile(r"^src/gpufabric/.*\.ya?ml$")  # data tables (roles and playbo
 # A URL, or a repository citation: owner/repo[/path][@commit][#n] (GitHub's name rules)
 CITATION = re.compile(r"https?://\S+|(?<![\w./-])[A-Za-z0-9-]+/[\w.-]+(/[\w./-]*)?(@\w+)?(#\d+)?")
 
-NOT_YET_MOVED: dict[str, str] = {
-}
+NOT_YET_MOVED: dict[str, str] = {}
 
 
 def _tracked() -> list[str]:
