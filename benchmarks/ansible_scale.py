@@ -18,6 +18,8 @@ Modes (--modes push,boot,fanout --sizes 2,8,16,32): one `lab up --boot` lab per 
            until every host's boot result is final
   fanout   day 2: `clush` (flat, fanout 64) starts gpufabric-boot with the same bundle on every
            host over ssh; each host runs the playbook itself
+  tree     the same day-2 run through ClusterShell's tree mode: one gateway per leaf (the
+           leaf's first host) carries the ssh sessions of its leaf
   push     a no-change rerun of tune-fabric over ssh from this machine (pipelined, forks 32)
   controller CPU-seconds = user + system of the whole process tree, by GNU time (/usr/bin/time,
   Debian package `time`); all three skip the `topology` tag (cluster-wide, written once by the
@@ -101,7 +103,7 @@ def main() -> None:
     ap.add_argument(
         "--settings", default=",".join(SETTINGS), help="subset of: " + ", ".join(SETTINGS)
     )
-    ap.add_argument("--modes", default="", help="push,boot,fanout: compare the three instead")
+    ap.add_argument("--modes", default="", help="push,boot,fanout,tree: compare these instead")
     args = ap.parse_args()
     check_root()
     check_tools()

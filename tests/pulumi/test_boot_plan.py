@@ -82,20 +82,18 @@ def test_aws_bucket_is_private_and_only_the_node_role_reads_the_bundle() -> None
     owner = _one(plan, "aws:s3/bucketOwnershipControls:BucketOwnershipControls")
     assert owner["rule"] == {"objectOwnership": "BucketOwnerEnforced"}  # no ACLs
     assert "acl" not in _one(plan, "aws:s3/bucket:Bucket")
-    assert not plan.of_type("aws:s3/bucketPolicy:BucketPolicy")
     obj = _one(plan, "aws:s3/bucketObjectv2:BucketObjectv2")
     assert "acl" not in obj and obj["source"] == {"fileAsset": obj["key"].rsplit("/", 1)[1]}
     short = _bundle_sha(obj["key"])
-    # the one grant: s3:GetObject on that object, to the node role
-    grants = [
-        r for r in plan.of_type("aws:iam/rolePolicy:RolePolicy") if "s3:" in r.inputs["policy"]
-    ]
-    assert [g.inputs["role"] for g in grants] == ["<aws-h100-node.id>"]
-    (statement,) = json.loads(grants[0].inputs["policy"])["Statement"]
-    assert statement["Action"] == "s3:GetObject"
+    # the one grant: s3:GetObject on that object, to the node role (the instance profile's)
+    policy = _one(plan, "aws:s3/bucketPolicy:BucketPolicy")
+    assert policy["bucket"] == "<aws-h100-boot.id>"
+    (statement,) = json.loads(policy["policy"])["Statement"]
+    assert statement["Effect"] == "Allow" and statement["Action"] == "s3:GetObject"
+    assert statement["Principal"] == {"AWS": "arn:aws:iam:us-east-1:123456789012:aws-h100-node"}
     assert statement["Resource"] == f"arn:aws:s3:::aws-h100-boot/{obj['key']}"
-    profile = _one(plan, "aws:iam/instanceProfile:InstanceProfile")
-    assert profile["role"] == "aws-h100-node"
+    assert _one(plan, "aws:iam/instanceProfile:InstanceProfile")["role"] == "aws-h100-node"
+    assert not plan.of_type("aws:iam/rolePolicy:RolePolicy")
     # the nodes' user data names that object, its sha256, and signs with the node's role
     template = _one(plan, "aws:ec2/launchTemplate:LaunchTemplate")
     text = base64.b64decode(template["userData"]).decode()

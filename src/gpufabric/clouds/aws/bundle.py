@@ -4,7 +4,9 @@
   (BucketPublicAccessBlock: the four settings on) and ACLs off (BucketOwnershipControls
   BucketOwnerEnforced): nothing in it is readable but through IAM;
 - the bundle as one object (`gpufabric/bundles/gpufabric-<stack>-<sha256[:16]>.tar.gz`);
-- an inline policy on the node role: s3:GetObject on that one object, nothing else;
+- a bucket policy: the node role may s3:GetObject that one object, nothing else (a grant on
+  the bucket, not on the role: the deploy identity may write the policies of the stack's boot
+  buckets, never a role's inline policy, which could grant the nodes anything);
 - the nodes' user data (the launch template's, base64): the boot cloud-config with the object's
   virtual-hosted-style URL and its sha256. The node signs its GET with Signature Version 4 and
   the credentials of its instance profile, read from IMDSv2 (the launch template requires
@@ -40,6 +42,7 @@ class AwsBoot:
     stack_bundle: StackBundle
     bucket: aws.s3.Bucket
     object: aws.s3.BucketObjectv2
+    public_access_block: aws.s3.BucketPublicAccessBlock
     user_data: pulumi.Output[str]
     """base64 of the cloud-config, as the launch template takes it."""
 
@@ -95,22 +98,25 @@ def build_bundle(
         USER_DATA_MAX_BYTES,
         "EC2 user data (before base64)",
     ).apply(lambda text: base64.b64encode(text.encode()).decode())
-    return AwsBoot(sb, bucket, obj, user_data)
+    return AwsBoot(sb, bucket, obj, blocked, user_data)
 
 
 def grant_read(boot: AwsBoot, role: aws.iam.Role, name: str, parent: pulumi.Resource) -> None:
-    """The node role may read the bundle's object, and nothing else of the bucket."""
-    aws.iam.RolePolicy(
-        f"{name}-node-boot",
-        role=role.id,
-        policy=pulumi.Output.all(boot.bucket.arn, boot.object.key).apply(
+    """The node role may read the bundle's object, and nothing else of the bucket (a bucket
+    policy naming the role: in one account either the principal's or the bucket's policy
+    grants)."""
+    aws.s3.BucketPolicy(
+        f"{name}-boot",
+        bucket=boot.bucket.id,
+        policy=pulumi.Output.all(boot.bucket.arn, boot.object.key, role.arn).apply(
             lambda v: json.dumps(
                 {
                     "Version": "2012-10-17",
                     "Statement": [
                         {
-                            "Sid": "ReadTheBootBundle",
+                            "Sid": "TheNodesReadTheBootBundle",
                             "Effect": "Allow",
+                            "Principal": {"AWS": v[2]},
                             "Action": "s3:GetObject",
                             "Resource": f"{v[0]}/{v[1]}",
                         }
@@ -118,5 +124,5 @@ def grant_read(boot: AwsBoot, role: aws.iam.Role, name: str, parent: pulumi.Reso
                 }
             )
         ),
-        opts=pulumi.ResourceOptions(parent=parent),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[boot.public_access_block]),
     )
