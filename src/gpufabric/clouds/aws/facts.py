@@ -20,6 +20,10 @@ class AwsFacts(_Strict):
     max_network_interfaces: int = Field(gt=0)
     efa_devices: int = Field(gt=0)
     ip_gbps_cap: int = Field(gt=0)
+    lustre_efa_interfaces: int = Field(default=2, gt=0)
+    """EFA interfaces the FSx Lustre client binds per node (kefalnd): on P5 / P5e every 4th EFA
+    device, 8 interfaces; other types 1-2 ([P] amazon-eks-user-guide fsx-csi-tuning-efa.adoc);
+    2 where the guide says 1-2 (UNCONFIRMED which)."""
 
 
 FACTS = AwsFacts
@@ -30,13 +34,6 @@ def of(itype: InstanceType) -> AwsFacts:
     return itype.wiring_as(AwsFacts)
 
 
-# EFA interfaces the FSx Lustre client binds per node (kefalnd): on P5 / P5e every 4th EFA
-# device, 8 interfaces; other types 1-2 ([P] amazon-eks-user-guide fsx-csi-tuning-efa.adoc);
-# 2 where the guide says 1-2 (UNCONFIRMED which).
-LUSTRE_EFA_INTERFACES = {"p5.48xlarge": 8, "p5e.48xlarge": 8}
-LUSTRE_EFA_INTERFACES_OTHER = 2
-
-
 def storage_path(itype: InstanceType, efa: bool) -> tuple[float, str]:
     """(Gbit/s per node, what carries it) to the file system.
 
@@ -45,9 +42,7 @@ def storage_path(itype: InstanceType, efa: bool) -> tuple[float, str]:
     efa-acc-inst-types: P5 "use case 1" gives up to 100 Gbps of IP). EFA-enabled FSx: the EFA
     interfaces the Lustre client binds."""
     if efa:
-        count = min(
-            LUSTRE_EFA_INTERFACES.get(itype.name, LUSTRE_EFA_INTERFACES_OTHER), itype.fabric_nics
-        )
+        count = min(of(itype).lustre_efa_interfaces, itype.fabric_nics)
         return count * itype.fabric_nic_gbps, f"{count} EFA x {itype.fabric_nic_gbps} Gbps"
     aws = of(itype)
     gbps = min(itype.total_gbps / aws.network_cards, aws.ip_gbps_cap)

@@ -26,6 +26,14 @@ class GcpFacts(_Strict):
     # rdma-roce: one VPC on the zone's RoCE network profile, one subnet per MRDMA NIC (A3U / A4)
     gpu_network: Literal["vpc-per-nic", "rdma-roce"] = "vpc-per-nic"
     host_nic_gbps: int = Field(default=200, gt=0)
+    # Placement (sources: gpufabric.clouds.gcp.placement, from Google's Cluster Toolkit)
+    dense_reservation: bool = False
+    """Its capacity comes as dense reservations: RESERVATION_BOUND, an external compact policy
+    allowed (A3 Ultra, A4)."""
+    compact_vms_at_distance_2: int = Field(default=150, gt=0)
+    """VMs one compact placement policy holds at maxDistance 2 (the A3 family: 256)."""
+    min_max_distance: int = Field(default=1, ge=1, le=3)
+    """The smallest compact placement maxDistance the machine type takes."""
 
 
 FACTS = GcpFacts

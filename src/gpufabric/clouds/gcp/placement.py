@@ -17,22 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpufabric.catalog import InstanceType
+from gpufabric.clouds.gcp import facts
 
-# maxDistance -> VMs per compact placement policy; key None = maxDistance not set
+# maxDistance -> VMs per compact placement policy; key None = maxDistance not set. At 2 the
+# machine type's own figure applies (catalog gcp.compact_vms_at_distance_2: A3 256, others 150).
 COMPACT_POLICY_LIMIT: dict[int | None, int] = {1: 22, 2: 150, 3: 1500, None: 1500}
-COMPACT_POLICY_LIMIT_A3_AT_2 = 256
-# Machine types whose reservations are dense: RESERVATION_BOUND, external compact policy allowed
-# ([P] cluster-toolkit examples/machine-learning/a3-ultragpu-8g/a3ultra-vm.yaml and
-# a4-highgpu-8g/a4high-vm.yaml: provisioning_model RESERVATION_BOUND with a reservation)
-DENSE_RESERVATION_TYPES = frozenset({"a3-ultragpu-8g", "a4-highgpu-8g"})
+# Machine types whose reservations are dense (catalog gcp.dense_reservation): RESERVATION_BOUND,
+# external compact policy allowed ([P] cluster-toolkit examples/machine-learning/
+# a3-ultragpu-8g/a3ultra-vm.yaml and a4-highgpu-8g/a4high-vm.yaml: provisioning_model
+# RESERVATION_BOUND with a reservation)
 RESERVATION_BOUND = "RESERVATION_BOUND"
 STANDARD = "STANDARD"
 
 
 def compact_policy_limit(itype: InstanceType, max_distance: int | None) -> int:
     """The most VMs one compact placement policy holds for this machine type and distance."""
-    if max_distance == 2 and itype.name.startswith("a3-"):
-        return COMPACT_POLICY_LIMIT_A3_AT_2
+    if max_distance == 2:
+        return facts.of(itype).compact_vms_at_distance_2
     return COMPACT_POLICY_LIMIT[max_distance]
 
 
@@ -45,7 +46,7 @@ def policy_sizes(nodes: int, limit: int) -> list[int]:
 
 
 def dense_reservation(itype: InstanceType) -> bool:
-    return itype.name in DENSE_RESERVATION_TYPES
+    return facts.of(itype).dense_reservation
 
 
 def provisioning_model(itype: InstanceType, reservation_id: str | None) -> str:

@@ -8,8 +8,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gpufabric.catalog import catalog
+from gpufabric.clouds.gcp import facts
 from gpufabric.clouds.gcp.network_policy import FIREWALL, gpu_network_cluster_only
-from gpufabric.clouds.gcp.placement import DENSE_RESERVATION_TYPES
 from gpufabric.policies.cloud import CloudPolicy
 from gpufabric.policies.ingress import port_words
 from gpufabric.policies.model import Ingress, Node, Resource, Stack, as_list, dig, is_true, maps
@@ -98,8 +99,9 @@ def _placement(stack: Stack, node: Node) -> str:
             refs += [(owner, r) for r in (ref.values() if isinstance(ref, Mapping) else [ref])]
     if not refs:
         reserved = dig(node.definition.props, "reservationAffinity", "type")
-        machine = str(_machine_type(node.definition) or "")
-        if reserved == "SPECIFIC_RESERVATION" and machine not in DENSE_RESERVATION_TYPES:
+        entry = catalog().get(str(_machine_type(node.definition) or ""))
+        dense = entry is not None and entry.cloud == "gcp" and facts.of(entry).dense_reservation
+        if reserved == "SPECIFIC_RESERVATION" and not dense:
             # a plain reservation takes no external policy: it is placed by its own (Cluster
             # Toolkit resume.py, update_reservation_props), which this stack cannot read
             return ""

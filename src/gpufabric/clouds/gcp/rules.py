@@ -166,9 +166,13 @@ def _check_placement(cfg: GcpStackConfig, itype: InstanceType) -> None:
             settings.max_topology_distance,
             "only for nodeGroup group (workload policy); instances use gpufabric:gcp.maxDistance",
         )
-    if settings.max_distance == 1 and itype.name.startswith("a3-") and itype.fabric != "roce":
+    least = facts.of(itype).min_max_distance
+    if settings.max_distance is not None and settings.max_distance < least:
         raise ConfigError(
-            "gpufabric:gcp.maxDistance", 1, f"{itype.name} cannot use maxDistance 1; use 2 or 3"
+            "gpufabric:gcp.maxDistance",
+            settings.max_distance,
+            f"{itype.name} cannot use maxDistance {settings.max_distance}; use "
+            + " or ".join(str(d) for d in range(least, 4)),
         )
 
 
