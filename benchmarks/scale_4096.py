@@ -162,11 +162,11 @@ def prepare_inventory(stack: str, n: int, folder: Path) -> Path:
 
 
 def prepare_topology(n: int, folder: Path) -> Path:
-    from gpufabric.topology.emit import other
+    from gpufabric.topology.emit import topology_file
     from gpufabric.topology.synthetic import synthetic
 
     path = folder / "topology.json"
-    path.write_text(other.topology_json(synthetic(n, levels=3, seed=0)))
+    path.write_text(topology_file.topology_json(synthetic(n, levels=3, seed=0)))
     return path
 
 
