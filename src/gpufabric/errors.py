@@ -7,6 +7,17 @@ class UserError(Exception):
     exit_code = 2
 
 
+class ArgumentError(UserError):
+    """A value given to a library function is wrong. The message names the argument by its own
+    name (nodes, collective); whoever asked for the value says it under its own key: the CLI as
+    its flag (--nodes), an Ansible filter as its variable."""
+
+    def __init__(self, argument: str, detail: str) -> None:
+        self.argument = argument
+        self.detail = detail
+        super().__init__(f"{argument}: {detail}")
+
+
 class ConfigError(UserError):
     """A stack config value is wrong: names the key, the value and what is allowed."""
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.conftest import FIXTURES, capture, require_captures
 
-from gpufabric.catalog import catalog
+from gpufabric.catalog import catalog, lookup
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_file, parse_text
 
@@ -382,7 +382,7 @@ SYNTHETIC: dict[str, tuple[str, str, str, int | None, bool]] = {
 
 
 def _report(captures: list[Any], itype: str, nodes: int | None, strict: bool) -> dict[str, Any]:
-    report = gate(captures, itype, nodes, strict=strict)
+    report = gate(captures, lookup(itype), nodes, strict=strict)
     return {
         "passed": report.passed,
         "nodes": report.nodes,
@@ -458,7 +458,7 @@ def test_a_fabric_without_a_rule_warns() -> None:
     del doc["fabrics"]["infiniband"]
     report = gate(
         [parse_text(text, "log.txt")],
-        "Standard_ND96isr_H100_v5",
+        lookup("Standard_ND96isr_H100_v5"),
         2,
         limits=parse_thresholds(yaml.safe_dump(doc)),
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import FIXTURES, needs_captures
 
-from gpufabric.catalog import catalog
+from gpufabric.catalog import catalog, lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.thresholds import parse_thresholds, thresholds
 from gpufabric.nccl.gate.verdict import gate
@@ -27,7 +27,7 @@ def by_check(report, check: str):
 
 @needs_captures
 def test_socket_fallback_on_efa_fails_with_one_line_naming_it() -> None:
-    report = gate([parse_file(DEBUG / "net_socket_eth0.txt")], "p5.48xlarge")
+    report = gate([parse_file(DEBUG / "net_socket_eth0.txt")], lookup("p5.48xlarge"))
     assert not report.passed
     (verdict,) = by_check(report, "transport")
     assert verdict.status == "fail"
@@ -70,7 +70,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
 
 @needs_captures
 def test_p4d_full_log_passes_fabric_checks() -> None:
-    report = gate([parse_file(P4D_LOG)], "p4d.24xlarge")
+    report = gate([parse_file(P4D_LOG)], lookup("p4d.24xlarge"))
     assert report.passed and report.nodes == 2 and report.transport == "efa"
     assert by_check(report, "nics")[0].status == "pass"
     assert "0, 1, 2, 3" in by_check(report, "nics")[0].message
@@ -87,7 +87,7 @@ def test_fewer_nics_used_than_present_fails() -> None:
         .replace("Libfabric/2/", "Libfabric/0/")
         .replace("Libfabric/3/", "Libfabric/1/")
     )
-    report = gate([parse_text(text, P4D_LOG.name)], "p4d.24xlarge")
+    report = gate([parse_text(text, P4D_LOG.name)], lookup("p4d.24xlarge"))
     (nics,) = by_check(report, "nics")
     assert nics.status == "fail" and "2 of the 4" in nics.message
     assert not report.passed
@@ -96,13 +96,13 @@ def test_fewer_nics_used_than_present_fails() -> None:
 @needs_captures
 def test_no_gdrdma_fails_on_efa() -> None:
     text = P4D_LOG.read_text().replace("/GDRDMA", "")
-    report = gate([parse_text(text, P4D_LOG.name)], "p4d.24xlarge")
+    report = gate([parse_text(text, P4D_LOG.name)], lookup("p4d.24xlarge"))
     assert by_check(report, "gdr")[0].status == "fail"
 
 
 @needs_captures
 def test_ib_log_on_efa_type_is_wrong_transport() -> None:
-    report = gate([parse_file(DEBUG / "net_ib_8hca_ib.txt")], "p5.48xlarge")
+    report = gate([parse_file(DEBUG / "net_ib_8hca_ib.txt")], lookup("p5.48xlarge"))
     (t,) = by_check(report, "transport")
     assert t.status == "fail" and "NCCL used ib" in t.message
 
@@ -114,7 +114,7 @@ def test_wrong_values_fail() -> None:
     # last column of the 1 MiB row: '0' -> '7'
     idx = next(i for i, line in enumerate(lines) if line.strip().startswith("1048576 "))
     lines[idx] = lines[idx][:-1] + "7"
-    report = gate([parse_text("\n".join(lines), file.name)], "p5.48xlarge", nodes=2)
+    report = gate([parse_text("\n".join(lines), file.name)], lookup("p5.48xlarge"), nodes=2)
     (c,) = by_check(report, "correctness")
     assert c.status == "fail" and "#wrong = 7 at 1 MiB (in-place)" in c.message
 
@@ -123,7 +123,7 @@ def test_wrong_values_fail() -> None:
 def test_cut_short_output_fails() -> None:
     text = (TESTS / "all_gather_perf_gke_a3ultra_gib_2node.txt").read_text()
     cut = text[: text.index("   134217728")]  # the run died after 64 MiB
-    report = gate([parse_text(cut, "all_gather_perf_cut.txt")], "p5en.48xlarge")
+    report = gate([parse_text(cut, "all_gather_perf_cut.txt")], lookup("p5en.48xlarge"))
     complete = by_check(report, "complete")
     assert complete[0].status == "fail" and "64 MiB" in complete[0].message
     assert "footer" in complete[0].message
@@ -134,7 +134,7 @@ def test_cut_short_output_fails() -> None:
 def test_sweep_stopping_before_max_bytes_fails() -> None:
     text = (TESTS / "all_gather_perf_gke_a3ultra_gib_2node.txt").read_text()
     lines = [line for line in text.splitlines() if not line.strip().startswith("8589934592")]
-    report = gate([parse_text("\n".join(lines), "all_gather_perf_x.txt")], "p5en.48xlarge")
+    report = gate([parse_text("\n".join(lines), "all_gather_perf_x.txt")], lookup("p5en.48xlarge"))
     assert by_check(report, "complete")[0].status == "fail"
     assert "4 GiB of maxBytes 8 GiB" in by_check(report, "complete")[0].message
 
@@ -142,14 +142,16 @@ def test_sweep_stopping_before_max_bytes_fails() -> None:
 @needs_captures
 def test_bandwidth_under_threshold_fails_on_a_faster_fabric() -> None:
     # 2x p4d-class numbers (43.8 GB/s) gated as if they came from p5 (400 GB/s per node)
-    report = gate([parse_file(P4D_LOG)], "p5.48xlarge")
+    report = gate([parse_file(P4D_LOG)], lookup("p5.48xlarge"))
     bw = by_check(report, "bandwidth")[0]
     assert bw.status == "fail" and "0.11 of the 400.0 GB/s ring line rate" in bw.message
 
 
 @needs_captures
 def test_intra_node_run_uses_nvlink_bound() -> None:
-    report = gate([parse_file(TESTS / "all_reduce_perf_p5_awsbatch_mpirun.txt")], "p5.48xlarge")
+    report = gate(
+        [parse_file(TESTS / "all_reduce_perf_p5_awsbatch_mpirun.txt")], lookup("p5.48xlarge")
+    )
     assert report.nodes == 1  # 8 ranks inferred from busbw/algbw = 1.75
     bw = by_check(report, "bandwidth")[0]
     assert bw.status == "pass" and "intra-node" in bw.message and "450.0" in bw.message
@@ -158,7 +160,9 @@ def test_intra_node_run_uses_nvlink_bound() -> None:
 @needs_captures
 def test_one_node_gated_as_two_is_flagged_above_ceiling() -> None:
     report = gate(
-        [parse_file(TESTS / "all_reduce_perf_p5_awsbatch_mpirun.txt")], "p4d.24xlarge", nodes=2
+        [parse_file(TESTS / "all_reduce_perf_p5_awsbatch_mpirun.txt")],
+        lookup("p4d.24xlarge"),
+        nodes=2,
     )
     assert any(
         v.status == "warn" and "exceeds the best-case ceiling" in v.message
@@ -172,7 +176,7 @@ def test_forced_tree_uses_tree_bound() -> None:
         "h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n"
         + (TESTS / "all_reduce_perf_2x_p5_eks_mpirun_elided.txt").read_text()
     )
-    report = gate([parse_text(text, "all_reduce_perf_tree.txt")], "p5.48xlarge", nodes=2)
+    report = gate([parse_text(text, "all_reduce_perf_tree.txt")], lookup("p5.48xlarge"), nodes=2)
     bw = by_check(report, "bandwidth")[0]
     assert "tree bound" in bw.message and "750.0" in bw.message  # 400 * 2/1 * 15/16
     # 437.89 / 750 = 0.58: under the 0.60 tree efficiency, while it is 1.09 of the ring rate
@@ -181,7 +185,7 @@ def test_forced_tree_uses_tree_bound() -> None:
 
 @needs_captures
 def test_fatal_nccl_warn_fails() -> None:
-    report = gate([parse_file(DEBUG / "net_ib_azure_completion_error.txt")], "p5.48xlarge")
+    report = gate([parse_file(DEBUG / "net_ib_azure_completion_error.txt")], lookup("p5.48xlarge"))
     warn = by_check(report, "nccl-warn")
     assert warn and warn[0].status == "fail" and "completion" in warn[0].message
 
@@ -191,7 +195,7 @@ def test_roce_device_among_ib_hcas_warns_on_an_infiniband_type() -> None:
     ib_types = [name for name, t in catalog().items() if t.fabric == "infiniband"]
     if not ib_types:
         pytest.skip("no infiniband instance type in the catalog yet")
-    report = gate([parse_file(DEBUG / "net_ib_8hca_plus_bond_roce.txt")], ib_types[0])
+    report = gate([parse_file(DEBUG / "net_ib_8hca_plus_bond_roce.txt")], lookup(ib_types[0]))
     assert by_check(report, "transport")[0].status == "pass"
     assert any("mlx5_bond_0" in v.message and v.status == "warn" for v in by_check(report, "nics"))
 
@@ -211,16 +215,16 @@ def test_thresholds_yaml_rejects_unknown_keys() -> None:
 def test_unknown_instance_type_and_bad_nodes_are_user_errors() -> None:
     capture = parse_file(DEBUG / "net_socket_eth0.txt")
     with pytest.raises(UserError, match=r"did you mean 'p5\.48xlarge'"):
-        gate([capture], "p5.48xlarg")
-    with pytest.raises(UserError, match="--nodes"):
-        gate([capture], "p5.48xlarge", nodes=0)
+        gate([capture], lookup("p5.48xlarg"))
+    with pytest.raises(UserError, match=r"^nodes: 0 is not valid"):
+        gate([capture], lookup("p5.48xlarge"), nodes=0)
 
 
 @needs_captures
 def test_strict_turns_warnings_into_failure() -> None:
     capture = parse_file(TESTS / "all_reduce_perf_p5en_elided.txt")
-    assert gate([capture], "p5en.48xlarge").passed
-    assert not gate([capture], "p5en.48xlarge", strict=True).passed
+    assert gate([capture], lookup("p5en.48xlarge")).passed
+    assert not gate([capture], lookup("p5en.48xlarge"), strict=True).passed
 
 
 @needs_captures
@@ -255,7 +259,7 @@ def test_bandwidth_gate_across_clouds(
 ) -> None:
     if instance_type not in catalog():
         pytest.skip(f"{instance_type} not in the catalog")
-    report = gate([parse_file(TESTS / fixture)], instance_type, nodes)
+    report = gate([parse_file(TESTS / fixture)], lookup(instance_type), nodes)
     (bw,) = by_check(report, "bandwidth")
     assert bw.status == "pass" and expected in bw.message, bw.message
 
@@ -269,11 +273,11 @@ def test_derived_bounds_only_warn() -> None:
         update={"efficiency": base.efficiency.model_copy(update={"ring": 1.6})}
     )
     capture = parse_file(TESTS / "sendrecv_perf_a100_leonardo_intranode_nccl_info.txt")
-    report = gate([capture], "p5.48xlarge", nodes=2, limits=strict)
+    report = gate([capture], lookup("p5.48xlarge"), nodes=2, limits=strict)
     (bw,) = by_check(report, "bandwidth")
     assert bw.status == "warn" and "= 1.48 of the 50.0" in bw.message and "advisory" in bw.message
     all_reduce = parse_file(P4D_LOG)
-    (bw2,) = by_check(gate([all_reduce], "p4d.24xlarge", limits=strict), "bandwidth")
+    (bw2,) = by_check(gate([all_reduce], lookup("p4d.24xlarge"), limits=strict), "bandwidth")
     assert bw2.status == "fail"  # all_reduce is not advisory
 
 
@@ -281,11 +285,11 @@ def test_derived_bounds_only_warn() -> None:
 def test_nodes_flag_disagreeing_with_rank_lines_fails() -> None:
     """A node count other than the one the run recorded: the gate judges another run than the
     one asked for, so it cannot pass."""
-    report = gate([parse_file(P4D_LOG)], "p4d.24xlarge", nodes=4)
+    report = gate([parse_file(P4D_LOG)], lookup("p4d.24xlarge"), nodes=4)
     (v,) = by_check(report, "nodes")
     assert v.status == "fail" and not report.passed
     assert "--nodes 4 but the rank lines name 2 hosts: not the run asked for" in v.message
-    assert gate([parse_file(P4D_LOG)], "p4d.24xlarge", nodes=2).passed
+    assert gate([parse_file(P4D_LOG)], lookup("p4d.24xlarge"), nodes=2).passed
 
 
 def test_collective_from_plain_output_names() -> None:

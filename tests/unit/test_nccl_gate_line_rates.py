@@ -12,6 +12,7 @@ import re
 import pytest
 from tests.conftest import capture
 
+from gpufabric.catalog import lookup
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_file, parse_text
 
@@ -39,7 +40,7 @@ def _bandwidth(report) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_real_oci_capture_passes_on_its_shape() -> None:
-    report = gate([parse_file(capture(OCI_2NODE))], "BM.GPU4.8")
+    report = gate([parse_file(capture(OCI_2NODE))], lookup("BM.GPU4.8"))
     assert report.passed
     assert "2 nodes x 1600 Gbps" in _bandwidth(report)
 
@@ -57,7 +58,7 @@ def test_real_oci_capture_passes_on_its_shape() -> None:
 )
 def test_line_rates_judge_runs(instance_type: str, gpu: str, busbw: float, status: str) -> None:
     text = _with_busbw(_capture(), gpu, busbw)
-    report = gate([parse_text(text, "all_reduce_perf_run.txt")], instance_type)
+    report = gate([parse_text(text, "all_reduce_perf_run.txt")], lookup(instance_type))
     verdict = _bandwidth(report)
     assert verdict.startswith(status), verdict
     assert "2 nodes x 3200 Gbps" in verdict

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.conftest import FIXTURES, needs_captures
 from typer.testing import CliRunner
 
+from gpufabric.catalog import lookup
 from gpufabric.cli.main import app
 from gpufabric.nccl.gate.fabric import merge_debug
 from gpufabric.nccl.gate.verdict import gate
@@ -44,7 +45,7 @@ def test_report_from_fixtures(tmp_path: Path) -> None:
         parse_file(TESTS / "all_reduce_perf_2x_p4d_eks_efa_full_debug_log.txt"),
         parse_file(TESTS / "all_gather_perf_gke_a3ultra_gib_2node.txt"),
     ]
-    report = gate(captures, "p4d.24xlarge", nodes=2)
+    report = gate(captures, lookup("p4d.24xlarge"), nodes=2)
     html, plots = render_report(captures, report, merge_debug(captures), TUNE)
     page = write_report(tmp_path, html, plots)
     names = sorted(p.name for p in plots)
@@ -108,7 +109,7 @@ def test_no_pass_banner_over_no_bandwidth_figure(tmp_path: Path) -> None:
     )
     data = tmp_path / "all_reduce_perf.txt"
     data.write_text(header + rows + "# Out of bounds values : 0 OK\n# Avg bus bandwidth : 1.0\n")
-    assert gate([parse_file(data)], "p5.48xlarge", 1).passed  # nothing failed ...
+    assert gate([parse_file(data)], lookup("p5.48xlarge"), 1).passed  # nothing failed ...
     res = CliRunner().invoke(
         app,
         ["nccl", "report", str(data), "-t", "p5.48xlarge", "-n", "1", "--out", str(tmp_path / "r")],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from gpufabric.catalog import lookup
 from gpufabric.nccl.gate.fabric import merge_debug
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_text
@@ -43,7 +44,7 @@ def _report(tmp_path: Path) -> str:
     path = tmp_path / "all_reduce_perf.txt"
     path.write_text(HEADER + "".join(rows) + FOOTER)
     captures = [parse_text(path.read_text(), str(path))]
-    report = gate(captures, "p5.48xlarge", 2)
+    report = gate(captures, lookup("p5.48xlarge"), 2)
     html, _plots = render_report(captures, report, merge_debug(captures))
     return html
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.gate.verdict import gate
 from gpufabric.nccl.parse.capture import parse_text
@@ -43,7 +44,7 @@ GOOD_ROWS = [row(8 << k) for k in range(0, 28)]
 
 
 def fails(text: str, name: str = "all_reduce_perf.txt", nodes: int = 1) -> list[str]:
-    report = gate([parse_text(text, name)], "p5.48xlarge", nodes)
+    report = gate([parse_text(text, name)], lookup("p5.48xlarge"), nodes)
     assert not report.passed
     return [v.message for v in report.verdicts if v.status == "fail"]
 
@@ -85,14 +86,14 @@ def test_unknown_collective_fails() -> None:
 
 
 def test_unknown_collective_flag_is_a_usage_error() -> None:
-    with pytest.raises(UserError, match="--collective: 'allreduce'"):
+    with pytest.raises(UserError, match=r"^collective: 'allreduce'"):
         parse_text(table(*GOOD_ROWS), "x.txt", collective="allreduce")
 
 
 @pytest.mark.parametrize(("nodes", "words"), [(0, "1 to 4096"), (5000, "1 to 4096")])
 def test_absurd_node_counts_are_usage_errors(nodes: int, words: str) -> None:
     with pytest.raises(UserError, match=words):
-        gate([parse_text(table(*GOOD_ROWS), "all_reduce_perf.txt")], "p5.48xlarge", nodes)
+        gate([parse_text(table(*GOOD_ROWS), "all_reduce_perf.txt")], lookup("p5.48xlarge"), nodes)
 
 
 def _ranks(n: int, hosts: int) -> str:
@@ -105,13 +106,13 @@ def _ranks(n: int, hosts: int) -> str:
 def test_more_nodes_than_ranks_is_a_usage_error() -> None:
     text = _ranks(16, 2) + table(*GOOD_ROWS)
     with pytest.raises(UserError, match="16 ranks fit on at most 16 nodes"):
-        gate([parse_text(text, "all_reduce_perf.txt")], "p5.48xlarge", 32)
+        gate([parse_text(text, "all_reduce_perf.txt")], lookup("p5.48xlarge"), 32)
 
 
 def test_more_ranks_than_the_nodes_hold_is_a_usage_error() -> None:
     text = _ranks(32, 4) + table(*GOOD_ROWS)
     with pytest.raises(UserError, match="32 ranks need at least 4 nodes of 8 GPUs"):
-        gate([parse_text(text, "all_reduce_perf.txt")], "p5.48xlarge", 2)
+        gate([parse_text(text, "all_reduce_perf.txt")], lookup("p5.48xlarge"), 2)
 
 
 CURRENT_OFI = (
@@ -141,13 +142,13 @@ def _efa_log(found: int) -> str:
 
 
 def test_31_of_32_efa_devices_fails() -> None:
-    report = gate([parse_text(_efa_log(31), "log.txt")], "p5.48xlarge", 2)
+    report = gate([parse_text(_efa_log(31), "log.txt")], lookup("p5.48xlarge"), 2)
     bad = [v.message for v in report.verdicts if v.status == "fail"]
     assert any("found 31 of the 32 EFA devices" in m for m in bad), bad
 
 
 def test_all_32_efa_devices_and_the_current_line_pass_the_fabric_checks() -> None:
-    report = gate([parse_text(_efa_log(32), "log.txt")], "p5.48xlarge", 2)
+    report = gate([parse_text(_efa_log(32), "log.txt")], lookup("p5.48xlarge"), 2)
     assert report.transport == "efa"
     # a log without a results table fails only for that: nothing was measured
     assert [v.check for v in report.verdicts if v.status == "fail"] == ["input"]
@@ -258,7 +259,7 @@ def latency(report) -> list:
 def test_small_message_time_over_the_expected_figure_fails_naming_size_and_ratio() -> None:
     rows = [row(8 << k, time="20.0") for k in range(28)]
     rows[13] = row(8 << 13, time="300.0")  # 64 KiB: 300 us on p5 x 2 (expected 103.8 us there)
-    report = gate([parse_text(table(*rows), "all_reduce_perf.txt")], "p5.48xlarge", 2)
+    report = gate([parse_text(table(*rows), "all_reduce_perf.txt")], lookup("p5.48xlarge"), 2)
     (judged, spread) = latency(report)
     assert judged.status == "fail" and not report.passed
     assert (
@@ -278,7 +279,7 @@ def test_expected_latency_grows_with_nodes(nodes: int, limit: float) -> None:
     for time, status in ((just_over, "fail"), (just_under, "pass")):
         rows = [row(8 << k, time=time if k == 0 else "1.0") for k in range(28)]
         report = gate(
-            [parse_text(ranks + table(*rows), "all_reduce_perf.txt")], "p5.48xlarge", nodes
+            [parse_text(ranks + table(*rows), "all_reduce_perf.txt")], lookup("p5.48xlarge"), nodes
         )
         assert latency(report)[0].status == status, (nodes, time, latency(report)[0].message)
         assert latency(report)[0].message.startswith("all_reduce: 8 B took")
@@ -312,7 +313,9 @@ def test_p5_x4_tiny_messages_five_times_slower_fail(slow: float, status: str) ->
     """The published p5 small-size times on 4 nodes pass; the same with 8 B-256 B taking 5 x as
     long fail (5 x 69 us at 8 B = 346 us stayed under the one envelope 2 x 135.1 x 1.35 set by
     the slowest healthy size)."""
-    report = gate([parse_text(table(*_p5_rows(slow)), "all_reduce_perf.txt")], "p5.48xlarge", 4)
+    report = gate(
+        [parse_text(table(*_p5_rows(slow)), "all_reduce_perf.txt")], lookup("p5.48xlarge"), 4
+    )
     judged = next(v for v in latency(report) if "expected" in v.message)
     assert judged.status == status, judged.message
     if status == "fail":
@@ -325,14 +328,16 @@ def test_inconsistent_small_sizes_across_runs_warn() -> None:
     slow_rows = [row(8 << k, time="20.0") for k in range(28)]
     slow_rows[0] = row(8, time="90.0")
     slow = parse_text(table(*slow_rows), "all_reduce_perf_b.txt")
-    report = gate([fast, slow], "p5.48xlarge", 1)
+    report = gate([fast, slow], lookup("p5.48xlarge"), 1)
     spread = [v for v in latency(report) if "spread" in v.message]
     assert spread[0].status == "warn" and "8 B took 20.0-90.0 us" in spread[0].message
     assert spread[0].subject == "runs"
 
 
 def test_no_published_figure_means_not_judged() -> None:
-    report = gate([parse_text(table(*GOOD_ROWS), "all_gather_perf.txt")], "a3-highgpu-8g", 2)
+    report = gate(
+        [parse_text(table(*GOOD_ROWS), "all_gather_perf.txt")], lookup("a3-highgpu-8g"), 2
+    )
     assert [v for v in latency(report) if "expected" in v.message] == []
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gpufabric.catalog import lookup
 from gpufabric.errors import UserError
 from gpufabric.nccl.parse.capture import parse_file
 from gpufabric.nccl.tune.run import PlaybookRunner, RecordedRunner, pick, run_sweep
@@ -72,14 +73,14 @@ def write_table(trial: Trial) -> str:
 
 @pytest.fixture()
 def recorded(tmp_path: Path):
-    plan = plan_sweep("p5.48xlarge", 2)
+    plan = plan_sweep(lookup("p5.48xlarge"), 2)
     for trial in plan.trials:
         (tmp_path / f"{trial.id}.txt").write_text(write_table(trial))
     return plan, tmp_path
 
 
 def test_plan_prunes_what_cannot_win() -> None:
-    plan = plan_sweep("p4d.24xlarge", 1)
+    plan = plan_sweep(lookup("p4d.24xlarge"), 1)
     ids = [t.id for t in plan.trials]
     assert not any(".tree-" in i or ".nvls" in i or ".collnet" in i or ".pat-" in i for i in ids)
     assert "nvls needs NVLink SHARP (Hopper or later), not A100" in plan.pruned
@@ -99,7 +100,7 @@ def test_plan_prunes_what_cannot_win() -> None:
 
 
 def test_plan_on_hopper_two_nodes_keeps_tree_and_nvls() -> None:
-    plan = plan_sweep("p5.48xlarge", 2)
+    plan = plan_sweep(lookup("p5.48xlarge"), 2)
     ids = {t.id for t in plan.trials}
     assert "all_reduce.tree-simple-c16" in ids and "all_reduce.nvls_tree-simple-c16" in ids
     # NVLS across nodes needs CollNet (none on EFA); NVLS-tree runs Simple only (tuning.cc)
@@ -113,9 +114,9 @@ def test_plan_on_hopper_two_nodes_keeps_tree_and_nvls() -> None:
 
 def test_plan_bad_input() -> None:
     with pytest.raises(UserError, match="not tunable"):
-        plan_sweep("p5.48xlarge", 2, ["alltoall"])
-    with pytest.raises(UserError, match="--nodes"):
-        plan_sweep("p5.48xlarge", 0)
+        plan_sweep(lookup("p5.48xlarge"), 2, ["alltoall"])
+    with pytest.raises(UserError, match=r"^nodes: 0 is not valid"):
+        plan_sweep(lookup("p5.48xlarge"), 0)
 
 
 def test_pick_from_recorded_results(recorded) -> None:
@@ -150,13 +151,13 @@ def test_tuner_file_passes_the_validator_at_the_tuned_and_any_scale(recorded) ->
 
 
 def test_missing_recording_is_a_user_error(tmp_path: Path) -> None:
-    plan = plan_sweep("p5.48xlarge", 2)
+    plan = plan_sweep(lookup("p5.48xlarge"), 2)
     with pytest.raises(UserError, match="no recorded output"):
         RecordedRunner(tmp_path).run(plan.trials[0])
 
 
 def test_playbook_runner_command() -> None:
-    trial = plan_sweep("p5.48xlarge", 2).trials[1]
+    trial = plan_sweep(lookup("p5.48xlarge"), 2).trials[1]
     cmd = PlaybookRunner("inv.ini", Path("/tmp/out")).command(trial)
     assert cmd[:4] == ["ansible-playbook", "-i", "inv.ini", "playbooks/benchmark.yml"]
     variables = json.loads(cmd[-1])
@@ -166,7 +167,7 @@ def test_playbook_runner_command() -> None:
 
 
 def test_synthetic_table_round_trips_through_the_parser(tmp_path: Path) -> None:
-    trial = plan_sweep("p5.48xlarge", 2).trials[0]
+    trial = plan_sweep(lookup("p5.48xlarge"), 2).trials[0]
     path = tmp_path / f"{trial.id}.txt"
     path.write_text(write_table(trial))
     (result,) = parse_file(path, trial.collective).results
@@ -221,7 +222,7 @@ def test_sweep_plans_for_every_catalog_type() -> None:
 
     for name, facts in catalog().items():
         for nodes in (1, 2):
-            plan = plan_sweep(name, nodes)
+            plan = plan_sweep(lookup(name), nodes)
             assert plan.trials and plan.net_devices >= 1, name
             defaults = [t for t in plan.trials if t.stage == "default"]
             assert {t.collective for t in defaults} >= set(plan.collectives), name
@@ -243,12 +244,10 @@ def _ranks(hosts: int, gpus: int = 8) -> str:
 def test_pick_refuses_trials_recorded_on_other_nodes(tmp_path: Path) -> None:
     """`tune pick -n 16` on trials whose rank lines name 4 hosts: the tables say nothing about
     16 nodes."""
-    plan = plan_sweep("p5.48xlarge", 16)
+    plan = plan_sweep(lookup("p5.48xlarge"), 16)
     for trial in plan.trials:
         (tmp_path / f"{trial.id}.txt").write_text(_ranks(4) + write_table(trial))
-    with pytest.raises(
-        UserError, match=r"--nodes: 16 is not valid for trial .*recorded on 4 nodes"
-    ):
+    with pytest.raises(UserError, match=r"^nodes: 16 is not valid for trial .*recorded on 4 nodes"):
         pick(plan, run_sweep(plan, RecordedRunner(tmp_path)))
 
 

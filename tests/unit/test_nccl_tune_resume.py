@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from gpufabric.catalog import lookup
 from gpufabric.cli.main import app
 from gpufabric.errors import UserError
 from gpufabric.nccl.tune import run as tune_run
@@ -68,7 +69,7 @@ def ran(log: Path) -> list[str]:
 
 
 def test_an_interrupted_sweep_resumes_without_redoing_finished_trials(tmp_path: Path) -> None:
-    plan = plan_sweep("p5.48xlarge", 2, ["all_reduce"])
+    plan = plan_sweep(lookup("p5.48xlarge"), 2, ["all_reduce"])
     ids = [t.id for t in plan.trials][:5]
     plan = type(plan)(**{**plan.__dict__, "trials": plan.trials[:5]})
     log = tmp_path / "ran.log"
@@ -85,7 +86,7 @@ def test_an_interrupted_sweep_resumes_without_redoing_finished_trials(tmp_path: 
 
 
 def test_an_unreadable_record_is_run_again(tmp_path: Path) -> None:
-    trial = plan_sweep("p5.48xlarge", 2, ["all_reduce"]).trials[0]
+    trial = plan_sweep(lookup("p5.48xlarge"), 2, ["all_reduce"]).trials[0]
     (tmp_path / f"{trial.id}.txt").write_bytes(b"\0\0binary")
     log = tmp_path / "ran.log"
     runner = FakePlaybook(tmp_path, log)
@@ -140,7 +141,7 @@ def test_cli_shows_trial_i_of_n_and_resumes(
     ]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 130, first.output
-    total = len(plan_sweep("p5.48xlarge", 2, ["all_reduce"]).trials)
+    total = len(plan_sweep(lookup("p5.48xlarge"), 2, ["all_reduce"]).trials)
     assert f"trial 1 of {total}: all_reduce.default" in first.output
     assert f"interrupted with 2 of {total} trials finished" in first.output
     stop["at"] = 0  # no more interruptions

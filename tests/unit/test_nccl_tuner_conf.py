@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from tests.conftest import realclient
 
+from gpufabric.catalog import lookup
 from gpufabric.nccl.tune.ncclrules import SIMPLE_ONLY, ignored
 from gpufabric.nccl.tune.sweep import plan_sweep
 from gpufabric.nccl.tune.tunerconf import (
@@ -241,7 +242,7 @@ def test_nccl_rules_match_the_recorded_rules() -> None:
 def test_the_sweep_never_plans_a_trial_nccl_cannot_run(itype: str, nodes: int) -> None:
     rules = _realclients("nccl_rules.json")
     names = {v: k for k, v in rules["nccl_env_algo_names"].items()}
-    plan = plan_sweep(itype, nodes)
+    plan = plan_sweep(lookup(itype), nodes)
     gpus = plan.gpus_per_node
     for trial in plan.trials:
         if trial.stage != "choice":

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from gpufabric.catalog import lookup
+from gpufabric.cli.conventions import error_line
 from gpufabric.config import parse
 from gpufabric.config.stack_reader import parse_stack_document
 from gpufabric.errors import UserError
@@ -47,7 +49,7 @@ def _nodes_line() -> str:
     from tests.unit.test_nccl_strict import GOOD_ROWS, _ranks, table
 
     text = _ranks(16, 2) + table(*GOOD_ROWS)
-    report = gate([parse_text(text, "x.txt")], "p5.48xlarge", 4)
+    report = gate([parse_text(text, "x.txt")], lookup("p5.48xlarge"), 4)
     return next(v.line() for v in report.verdicts if v.check == "nodes")
 
 
@@ -120,7 +122,7 @@ CASES = {
                     "log.txt",
                 )
             ],
-            "p5.48xlarge",
+            lookup("p5.48xlarge"),
             2,
         ).verdicts
         if "EFA devices" in v.message
@@ -253,11 +255,13 @@ def _tune_nodes() -> str:
     from gpufabric.nccl.tune.run import RecordedRunner, pick, run_sweep
     from gpufabric.nccl.tune.sweep import plan_sweep
 
-    plan = plan_sweep("p5.48xlarge", 16)
+    plan = plan_sweep(lookup("p5.48xlarge"), 16)
     Path("trials").mkdir()
     for trial in plan.trials:
         (Path("trials") / f"{trial.id}.txt").write_text(_ranks(4) + write_table(trial))
-    return "error: " + _error(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
+    with pytest.raises(UserError) as err:  # the line the CLI prints: the flag, not the argument
+        pick(plan, run_sweep(plan, RecordedRunner(Path("trials"))))
+    return error_line(err.value)
 
 
 def _tune_json() -> str:
@@ -284,7 +288,7 @@ def _tune_nothing() -> str:
     from gpufabric.nccl.tune.run import RecordedRunner, pick, run_sweep
     from gpufabric.nccl.tune.sweep import plan_sweep
 
-    plan = plan_sweep("p5.48xlarge", 2)
+    plan = plan_sweep(lookup("p5.48xlarge"), 2)
     Path("trials").mkdir()
     for trial in plan.trials:
         text = write_table(trial) if trial.stage == "default" else "NCCL WARN failed\n"

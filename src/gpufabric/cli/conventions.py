@@ -11,6 +11,8 @@ import os
 import sys
 from typing import Any
 
+from gpufabric.errors import ArgumentError, UserError
+
 USAGE = "2 usage error or bad input (one line on stderr, nothing half done)"
 DEFAULT = f"0 done; {USAGE}"
 EXIT_CODES: dict[str, str] = {
@@ -46,6 +48,14 @@ def add_exit_code_epilogs(root: Any) -> None:
     for path, command in leaf_commands(root).items():
         command.epilog = f"Exit codes: {EXIT_CODES.get(path, DEFAULT)}."
     root.epilog = f"Exit codes: {DEFAULT}; each command's --help lists its own."
+
+
+def error_line(exc: UserError) -> str:
+    """The one line a UserError prints. A library's ArgumentError names its argument (nodes);
+    the CLI says it as the option that set it (--nodes)."""
+    if isinstance(exc, ArgumentError):
+        return f"error: --{exc.argument.replace('_', '-')}: {exc.detail}"
+    return f"error: {exc}"
 
 
 def usage_line(exc: Any) -> str | None:

@@ -113,7 +113,7 @@ def run(app: typer.Typer, prog_name: str, argv: list[str] | None = None) -> NoRe
         print("error: aborted", file=sys.stderr)
         sys.exit(1)
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(conventions.error_line(exc), file=sys.stderr)
         sys.exit(exc.exit_code)
     except OSError as exc:  # last resort: a file the command could not read or write
         where = f"{exc.filename}: " if exc.filename else ""

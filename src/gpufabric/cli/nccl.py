@@ -113,9 +113,9 @@ def gate_cmd(
     collective: CollectiveOpt = None,
 ) -> None:
     """Gate results against the instance type's fabric; exit 1 when a check fails."""
-    lookup(instance_type, key="--instance-type")  # a bad type is the first thing to report
+    instance = lookup(instance_type, key="--instance-type")  # a bad type is reported first
     captures = [parse_file(f, collective) for f in files]
-    report = gate(captures, instance_type, nodes, strict=strict)
+    report = gate(captures, instance, nodes, strict=strict)
     if as_json:
         typer.echo(
             jsonout.dumps(
@@ -155,7 +155,7 @@ def tune_plan_cmd(
     as_json: AsJson = False,
 ) -> None:
     """List the trials worth running (file names for recorded results) and what was pruned."""
-    plan = plan_sweep(instance_type, nodes, collectives)
+    plan = plan_sweep(lookup(instance_type, key="--instance-type"), nodes, collectives)
     if as_json:
         typer.echo(jsonout.dumps(asdict(plan), indent=2))
         return
@@ -222,7 +222,7 @@ def tune_pick_cmd(
     """Pick per-bucket settings from recorded trial outputs; write nccl.conf and the tuner CSV."""
     if not results.is_dir():
         raise UserError(f"{results}: not a directory of recorded trial outputs")
-    plan = plan_sweep(instance_type, nodes, collectives)
+    plan = plan_sweep(lookup(instance_type, key="--instance-type"), nodes, collectives)
     _write_tune(pick(plan, run_sweep(plan, RecordedRunner(results))), out, as_json)
 
 
@@ -239,7 +239,7 @@ def tune_run_cmd(
 
     Shows trial i of N as it goes. Interrupted (Ctrl-C, a lost node), the same command resumes:
     trials whose record is in OUT/trials are read back, not run again."""
-    plan = plan_sweep(instance_type, nodes, collectives)
+    plan = plan_sweep(lookup(instance_type, key="--instance-type"), nodes, collectives)
     outdir.prepare(out)
     trials = outdir.prepare(out / "trials")
     check_sweep_dir(
@@ -316,11 +316,11 @@ def report_cmd(
     collective: CollectiveOpt = None,
 ) -> None:
     """Write report.html (self-contained) and the PNG plots; exit 1 when the gate fails."""
-    lookup(instance_type, key="--instance-type")
+    instance = lookup(instance_type, key="--instance-type")  # the run's one look-up
     captures = [parse_file(f, collective) for f in files]
     tune_data = read_tune(tune) if tune is not None else None
     outdir.prepare(out)
-    report = gate(captures, instance_type, nodes)
+    report = gate(captures, instance, nodes)
     html, plots = render_report(captures, report, merge_debug(captures), tune_data)
     page = write_report(out, html, plots)
     banner = report_summary.verdict(report)

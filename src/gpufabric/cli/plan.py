@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
+from gpufabric.plan.project import project_root
 from gpufabric.plan.render import render_plan
 from gpufabric.plan.runner import run_plan
-from gpufabric.plan.project import project_root
 
 
 def plan(

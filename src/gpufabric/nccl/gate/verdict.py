@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpufabric.catalog import InstanceType, lookup
-from gpufabric.errors import UserError
+from gpufabric.catalog import InstanceType
+from gpufabric.errors import ArgumentError
 from gpufabric.nccl.gate.ceilings import ceiling, infer_ranks
 from gpufabric.nccl.gate.fabric import Verdict, fabric_verdicts, merge_debug
 from gpufabric.nccl.gate.latency import consistency_verdicts, latency_verdicts
@@ -24,12 +24,16 @@ from gpufabric.nccl.units import human_bytes
 
 @dataclass(frozen=True)
 class GateReport:
-    instance_type: str
+    instance: InstanceType
     nodes: int | None
     transport: str | None
     verdicts: tuple[Verdict, ...]
     strict: bool = False
     peaks: dict[str, float] = field(default_factory=dict)  # collective -> peak large busbw
+
+    @property
+    def instance_type(self) -> str:
+        return self.instance.name
 
     @property
     def passed(self) -> bool:
@@ -262,32 +266,34 @@ def _check_nodes(
     if nodes is None:
         return
     if nodes < 1 or nodes > limits.max_nodes:
-        raise UserError(f"--nodes: {nodes} is not valid; must be 1 to {limits.max_nodes}")
+        raise ArgumentError("nodes", f"{nodes} is not valid; must be 1 to {limits.max_nodes}")
     for capture in captures:
         for result in capture.results:
             ranks = result.n_ranks
             if ranks is not None and nodes > ranks:
-                raise UserError(
-                    f"--nodes: {nodes} is not valid for {capture.path}: its {ranks} ranks "
-                    f"fit on at most {ranks} nodes"
+                raise ArgumentError(
+                    "nodes",
+                    f"{nodes} is not valid for {capture.path}: its {ranks} ranks "
+                    f"fit on at most {ranks} nodes",
                 )
             if ranks is not None and ranks > nodes * facts.gpu.count:
-                raise UserError(
-                    f"--nodes: {nodes} is not valid for {capture.path}: {ranks} ranks need "
+                raise ArgumentError(
+                    "nodes",
+                    f"{nodes} is not valid for {capture.path}: {ranks} ranks need "
                     f"at least {-(-ranks // facts.gpu.count)} nodes of {facts.gpu.count} GPUs "
-                    f"({facts.name})"
+                    f"({facts.name})",
                 )
 
 
 def gate(
     captures: list[Capture],
-    instance_type: str,
+    facts: InstanceType,
     nodes: int | None = None,
     strict: bool = False,
     limits: Thresholds | None = None,
 ) -> GateReport:
-    """All verdicts for `captures` on `instance_type`. UserError for unknown types / bad nodes."""
-    facts = lookup(instance_type, key="--instance-type")
+    """All verdicts for `captures` on the instance type `facts` (the caller looks it up).
+    ArgumentError for a node count no run of this type can have."""
     limits = limits or thresholds()
     _check_nodes(nodes, captures, facts, limits)
     debug = merge_debug(captures)
@@ -339,4 +345,4 @@ def gate(
                 "correctness to pass on",
             )
         )
-    return GateReport(instance_type, first_nodes, transport(debug), tuple(verdicts), strict, peaks)
+    return GateReport(facts, first_nodes, transport(debug), tuple(verdicts), strict, peaks)

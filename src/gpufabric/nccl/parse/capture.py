@@ -6,7 +6,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 from gpufabric.inputs.files import read_text
 from gpufabric.nccl.model import Capture, DebugInfo
 from gpufabric.nccl.parse import strict
@@ -21,9 +21,10 @@ def parse_text(text: str, name: str = "<text>", collective: str | None = None) -
 
     Every result carries its `problems` (parse/strict.py): what makes it unfit to judge."""
     if collective is not None and collective not in COLLECTIVES:
-        raise UserError(
-            f"--collective: {collective!r} is not an nccl-tests collective; "
-            f"one of {', '.join(sorted(COLLECTIVES))}"
+        raise ArgumentError(
+            "collective",
+            f"{collective!r} is not an nccl-tests collective; "
+            f"one of {', '.join(sorted(COLLECTIVES))}",
         )
     if text.lstrip().startswith("{"):
         result = parse_tests_json(text, name)

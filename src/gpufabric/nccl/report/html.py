@@ -13,7 +13,7 @@ from typing import Any
 
 from jinja2 import Environment
 
-from gpufabric.catalog import lookup
+from gpufabric.catalog import InstanceType
 from gpufabric.nccl.gate.ceilings import ceiling
 from gpufabric.nccl.gate.thresholds import thresholds
 from gpufabric.nccl.gate.verdict import GateReport
@@ -76,10 +76,9 @@ def _figure_png(draw: Any, log_y: bool = False) -> bytes:
 
 
 def busbw_plot(
-    collective: str, captures: list[Capture], instance_type: str, nodes: int | None
+    collective: str, captures: list[Capture], facts: InstanceType, nodes: int | None
 ) -> Plot:
     """busbw vs size for every table of `collective`, with the ring line rate and threshold."""
-    facts = lookup(instance_type, key="--instance-type")
     limits = thresholds()
 
     def draw(ax: Any) -> None:
@@ -105,7 +104,7 @@ def busbw_plot(
                 facts.fabric_nics,
                 facts.nvlink_gbytes_per_gpu,
             )
-            eff = limits.efficiency_for(instance_type)
+            eff = limits.efficiency_for(facts.name)
             need = eff.intra_node if nodes == 1 else eff.ring
             ax.axhline(
                 cap_.ring,
@@ -126,7 +125,7 @@ def busbw_plot(
                     linestyle="--",
                     label=f"tree / NVLS-tree bound {cap_.hierarchical:.0f} GB/s",
                 )
-        ax.set_title(f"{collective} on {instance_type} x {nodes or '?'} nodes")
+        ax.set_title(f"{collective} on {facts.name} x {nodes or '?'} nodes")
 
     return Plot(f"busbw_{collective}.png", f"{collective}: bus bandwidth", _figure_png(draw))
 
@@ -212,11 +211,9 @@ def render_report(
     captures: list[Capture], gate_report: GateReport, debug: Any, tune: dict[str, Any] | None = None
 ) -> tuple[str, list[Plot]]:
     """The HTML page and the plots it embeds."""
-    facts = lookup(gate_report.instance_type, key="--instance-type")
+    facts = gate_report.instance
     collectives = sorted({r.collective for c in captures for r in c.results if r.collective})
-    plots = [
-        busbw_plot(c, captures, gate_report.instance_type, gate_report.nodes) for c in collectives
-    ]
+    plots = [busbw_plot(c, captures, facts, gate_report.nodes) for c in collectives]
     tuned_plots = [tuned_plot(c, curves) for c, curves in (tune or {}).get("curves", {}).items()]
     results = []
     for cap in captures:

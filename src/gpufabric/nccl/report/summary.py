@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gpufabric.catalog import lookup
 from gpufabric.nccl.gate.ceilings import ceiling
 from gpufabric.nccl.gate.verdict import GateReport
 from gpufabric.nccl.model import Capture
@@ -77,7 +76,7 @@ def headline(report: GateReport) -> Headline | None:
         c for c in report.peaks if c not in _PREFERRED
     )
     collective = ordered[0]
-    facts = lookup(report.instance_type, key="--instance-type")
+    facts = report.instance
     cap = ceiling(
         collective,
         report.nodes,

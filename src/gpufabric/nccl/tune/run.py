@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 from gpufabric.inputs.errors import InputError
 from gpufabric.inputs.files import read_text
 from gpufabric.inputs.formats import load_json
@@ -128,7 +128,7 @@ def check_sweep_dir(directory: Path, sweep: dict[str, Any]) -> None:
         if before != sweep:
             raise UserError(
                 f"{directory}: holds trials of another sweep ({before}); "
-                "use another --out or remove that directory"
+                "write to another directory or remove that one"
             )
     else:
         stamp.write_text(json.dumps(sweep, sort_keys=True))
@@ -285,9 +285,10 @@ def _check_recorded_nodes(plan: Plan, captures: dict[str, Capture]) -> None:
         for result in capture.results:
             seen = resolve_nodes(None, result, capture.debug, plan.gpus_per_node)
             if seen is not None and seen != plan.nodes:
-                raise UserError(
-                    f"--nodes: {plan.nodes} is not valid for trial {trial_id}: its output "
-                    f"was recorded on {seen} nodes ({capture.path})"
+                raise ArgumentError(
+                    "nodes",
+                    f"{plan.nodes} is not valid for trial {trial_id}: its output "
+                    f"was recorded on {seen} nodes ({capture.path})",
                 )
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from gpufabric.catalog import InstanceType, lookup
-from gpufabric.errors import UserError
+from gpufabric.catalog import InstanceType
+from gpufabric.errors import ArgumentError
 from gpufabric.inputs import packaged
 from gpufabric.nccl.gate.thresholds import expected_net_devices
 from gpufabric.nccl.tune.ncclrules import ALGORITHM_COLLECTIVES, ignored
@@ -145,22 +145,22 @@ def _trial(
 
 
 def plan_sweep(
-    instance_type: str,
+    facts: InstanceType,
     nodes: int,
     collectives: list[str] | None = None,
     space: dict[str, Any] | None = None,
 ) -> Plan:
-    """Every trial worth running for `instance_type` x `nodes`, with the pruned points counted."""
+    """Every trial worth running for the instance type `facts` x `nodes`, with the pruned points
+    counted."""
     if nodes < 1:
-        raise UserError(f"--nodes: {nodes} is not valid; must be 1 or more")
+        raise ArgumentError("nodes", f"{nodes} is not valid; must be 1 or more")
     space = space or sweep_space()
-    facts = lookup(instance_type, key="--instance-type")
     colls = tuple(collectives or space["collectives"])
     for coll in colls:
         if coll not in FROM_TESTS:
-            raise UserError(
-                f"--collective: {coll!r} is not tunable; the tuner plugin steers "
-                f"{', '.join(FROM_TESTS)}"
+            raise ArgumentError(
+                "collective",
+                f"{coll!r} is not tunable; the tuner plugin steers {', '.join(FROM_TESTS)}",
             )
     bks = buckets(space)
     devices = expected_net_devices(facts)
@@ -221,4 +221,4 @@ def plan_sweep(
                     coll, f"global{i}", 1 << 20, top, {k: str(v) for k, v in env.items()}, "global"
                 )
             )
-    return Plan(instance_type, nodes, facts.gpu.count, devices, colls, bks, tuple(trials), pruned)
+    return Plan(facts.name, nodes, facts.gpu.count, devices, colls, bks, tuple(trials), pruned)
