@@ -67,7 +67,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/topology/order.py",
             "src/gpufabric/topology/model.py",
             "src/gpufabric/topology/emit/slurm.py",
-            "src/gpufabric/topology/emit/other.py",
+            "src/gpufabric/topology/emit/hostfile.py",
+            "src/gpufabric/topology/emit/kubernetes.py",
+            "src/gpufabric/topology/emit/topology_file.py",
             "src/gpufabric/clouds/aws/topology.py",
         ],
         [

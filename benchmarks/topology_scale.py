@@ -21,7 +21,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
-from gpufabric.topology.emit import other, slurm
+from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import address_order, topology_order
 from gpufabric.topology.parallel import Parallelism
@@ -46,9 +46,9 @@ def emit_all(t: Topology, order: list[Host]) -> None:
     slurm.topology_yaml(t)
     if t.nvlink_domains():
         slurm.block_conf(t)
-    other.hostfile(order, "mpirun")
-    other.k8s_labels(t)
-    other.topology_json(t, order)
+    hostfile.hostfile(order, "mpirun")
+    kubernetes.k8s_labels(t)
+    topology_file.topology_json(t, order)
 
 
 def ratio(s: Score, metric: str) -> str:
