@@ -324,6 +324,9 @@ def simulated_gpu_host(tmp_path: Path) -> tuple[Path, dict]:
         "nccl_tests_cuda_home": str(tmp_path / "cuda"),
         "nccl_tests_mpi_home": str(tmp_path / "mpi"),
         "nccl_tests_manage_packages": False,
+        # an account that exists here, left as it is (the role creates its own on real nodes)
+        "nccl_tests_run_user": "nobody",
+        "nccl_tests_manage_run_user": False,
     }
     return play, variables
 
