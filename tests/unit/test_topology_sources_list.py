@@ -31,7 +31,8 @@ def test_each_source_says_how_it_is_gathered() -> None:
         "ib": "ibnetdiscover",
         "file": "recorded",
     }
-    assert by_name["gcp"]["metadata"]["document"] == "text"
+    gcp = by_name["gcp"]["metadata"]
+    assert gcp is not None and gcp["document"] == "text"
     assert by_name["file"]["input"] == "JSON/YAML topology"
 
 
@@ -40,7 +41,8 @@ def test_a_registered_cloud_is_listed_from_its_package(monkeypatch: pytest.Monke
     monkeypatch.setenv(registry.ENVIRONMENT, "sixth=sixthcloud")
     sixth = next(s for s in describe() if s["name"] == "sixth")
     assert sixth["gather"] == "node-metadata" and gather_of("sixth") == "node-metadata"
-    assert sixth["metadata"]["headers"] == {"Sixth-Metadata": "yes"}
+    metadata = sixth["metadata"]
+    assert metadata is not None and metadata["headers"] == {"Sixth-Metadata": "yes"}
 
 
 def test_the_cli_prints_the_same_as_json() -> None:

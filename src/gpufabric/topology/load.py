@@ -6,6 +6,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from gpufabric.clouds import registry
 from gpufabric.errors import UserError
@@ -44,22 +45,34 @@ def gather_of(source: str) -> str:
     return "controller" if hasattr(registry.module(source, "topology"), "live") else "recorded"
 
 
-def describe() -> list[dict[str, object]]:
+class MetadataInfo(TypedDict):
+    url: str
+    headers: dict[str, str]
+    document: str
+
+
+class SourceInfo(TypedDict):
+    name: str
+    gather: str
+    input: str
+    metadata: MetadataInfo | None
+
+
+def describe() -> list[SourceInfo]:
     """Every source as `gpufabric topology sources --json` prints it (the topology role reads
     it): name, how it is gathered, what --input holds, and the node metadata it reads."""
-    out: list[dict[str, object]] = []
+    out: list[SourceInfo] = []
     for source in sources():
         meta = None if source in FABRIC_SOURCES else registry.get(source).topology_metadata
         metadata = None
         if meta is not None:
-            metadata = {"url": meta.url, "headers": dict(meta.headers), "document": meta.document}
+            metadata = MetadataInfo(
+                url=meta.url, headers=dict(meta.headers), document=meta.document
+            )
         out.append(
-            {
-                "name": source,
-                "gather": gather_of(source),
-                "input": input_of(source),
-                "metadata": metadata,
-            }
+            SourceInfo(
+                name=source, gather=gather_of(source), input=input_of(source), metadata=metadata
+            )
         )
     return out
 
