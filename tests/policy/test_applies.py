@@ -4,6 +4,8 @@ same way on all five clouds (a policy violation naming the rule)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpufabric.clouds.registry import names
@@ -74,3 +76,24 @@ def test_ssh_wider_than_an_admin_range_is_refused_on_every_cloud(cloud: str, cid
     assert all(f"from {cidr}," in v.reason for v in ssh)
     world = {v.policy for v in violations if v.policy == "no-ingress-from-internet"}
     assert bool(world) == (cidr == "0.0.0.0/1"), cloud
+
+
+def test_a_cloud_whose_policy_data_is_not_a_cloud_policy_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufabric.errors import UserError
+    from gpufabric.policies import cloud
+
+    package = tmp_path / "badpolicycloud"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from gpufabric.clouds.spec import CloudSpec\n"
+        "CLOUD = CloudSpec(name='bad', display_name='Bad', extra='bad', extra_modules=(),\n"
+        "    pulumi_sdk='pulumi', type_prefix='bad', region_key=None, discovery_input='',\n"
+        "    topology_source='')\n"
+    )
+    (package / "policy.py").write_text("POLICY = {'node_types': ()}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("GPUFABRIC_CLOUDS", "bad=badpolicycloud")
+    with pytest.raises(UserError, match=r"^cloud 'bad': badpolicycloud\.policy\.POLICY must be a "):
+        cloud.policies()

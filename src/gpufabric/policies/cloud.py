@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from gpufabric.clouds import registry
+from gpufabric.errors import UserError
 from gpufabric.policies.model import Ingress, Node, Resource, Stack
 
 Finding = tuple[Resource, str]
@@ -119,12 +120,12 @@ def _tables() -> _Tables:
 def _load(packages: tuple[tuple[str, str], ...]) -> _Tables:
     by_name: dict[str, CloudPolicy] = {}
     by_prefix: dict[str, CloudPolicy] = {}
-    for name, _package in packages:
+    for name, package in packages:
         if not registry.has_module(name, "policy"):
             continue
-        policy = registry.module(name, "policy").POLICY
+        policy = getattr(registry.module(name, "policy"), "POLICY", None)
         if not isinstance(policy, CloudPolicy):
-            raise TypeError(f"cloud {name!r}: policy.POLICY must be a CloudPolicy")
+            raise UserError(f"cloud {name!r}: {package}.policy.POLICY must be a CloudPolicy")
         by_name[name] = policy
         by_prefix[registry.get(name).type_prefix] = policy
     families = [f"(?:{p.gpu_family})" for p in by_name.values() if p.gpu_family]
