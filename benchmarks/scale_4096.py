@@ -119,7 +119,7 @@ def aws_instances(asg: str, n: int) -> dict[str, Any]:
     """A describe-instances document of n running instances of Auto Scaling group `asg`."""
     reservations = []
     for i in range(n):
-        ip = f"10.0.{i // 250}.{10 + i % 250}"
+        ip = f"10.0.{i // 200}.{10 + i % 200}"  # 10.0.0.10 .. 10.0.20.105 at 4,096
         iid = f"i-{i:017x}"
         reservations.append(
             {
