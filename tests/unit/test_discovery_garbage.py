@@ -142,3 +142,19 @@ def test_a_nebius_vm_of_another_shape_is_left_out(tmp_path: Path) -> None:
     found = discovery.from_files(outputs, [path])
     assert [n.name for n in found.nodes] == [group.members[0]]
     assert any(group.members[1] in w and "1gpu-16vcpu-200gb" in w for w in found.warnings)
+
+
+def test_a_gcp_instance_of_another_zone_is_not_taken_for_a_member_of_its_name() -> None:
+    """GCP names are unique per zone only: the group's live member list names `n-1`, and an
+    instance `n-1` of another zone (listed first) must not stand in for the stack's own."""
+    from gpufabric.clouds.gcp import discovery as gcp
+
+    out = _outputs("gcp-a3-ultra")
+    mig, zone, project = out.nodes.groups[0].name, out.cluster.zone, "my-gpu-project"
+    doc = [
+        cli_json.gcp_instance("n-1", "10.0.0.9", zone="europe-west1-c", project=project, mig=mig),
+        cli_json.gcp_instance("n-1", "10.0.0.2", zone=zone, project=project, mig=mig),
+    ]
+    found = gcp.match(out, [("i.json", doc)], members={mig: {"n-1"}})
+    assert [(n.name, n.address) for n in found.nodes] == [("n-1", "10.0.0.2")]
+    assert found.warnings == []

@@ -149,3 +149,57 @@ def test_nodes_that_did_not_run_together_fail(tmp_path: Path) -> None:
     assert line.startswith("FAIL complete    2 nodes: write started 3,600 s apart on a and b")
     assert "not one run" in line
     assert gate(load_results(_copy(tmp_path / "again"), ["a", "b"]), None).passed
+
+
+# ------------------------------------------------ the goal each figure is judged against
+
+
+def _ior_results(tmp_path: Path, write_gbps: float, read_gbps: float) -> Path:
+    from tests.unit.test_storage_bench import ior_summary
+
+    results = _copy(tmp_path)
+    mib = [rate * 1e9 / 2**20 for rate in (write_gbps, read_gbps)]
+    (results / "ior.txt").write_text(
+        ior_summary([("write", mib[0], mib[0], mib[0]), ("read", mib[1], mib[1], mib[1])])
+    )
+    return results
+
+
+@pytest.mark.parametrize(
+    ("write_gbps", "read_gbps", "statuses"),
+    [
+        # a 2,048 GiB checkpoint in 60 s needs 36.650 GB/s of writes; reads need 10 GB/s
+        (40.0, 20.0, {"write": "pass", "read": "pass"}),  # reads under the write goal: fine
+        (40.0, 8.0, {"write": "pass", "read": "fail"}),
+        (30.0, 20.0, {"write": "fail", "read": "pass"}),
+    ],
+)
+def test_ior_read_is_judged_against_the_read_goal_and_write_against_the_write_goal(
+    tmp_path: Path, write_gbps: float, read_gbps: float, statuses: dict[str, str]
+) -> None:
+    from gpufabric.storage.sizing import Goal
+
+    goal = Goal(size_gib=2048, write_seconds=60, read_gbps=10.0)
+    report = gate(load_results(_ior_results(tmp_path, write_gbps, read_gbps)), goal)
+    ior = {v.subject: v for v in report.verdicts if v.check == "ior"}
+    assert {op: v.status for op, v in ior.items()} == statuses
+    assert "goal 10.000 GB/s" in ior["read"].message
+    assert "goal 36.650 GB/s" in ior["write"].message
+
+
+def test_the_checkpoint_time_counts_gib_not_gb(tmp_path: Path) -> None:
+    """2,048 GiB is 2,199.0 GB: at the measured aggregate write rate it takes that long."""
+    from gpufabric.storage.sizing import Goal
+
+    report = gate(load_results(DATA), Goal(size_gib=2048, write_seconds=60))
+    write = report.figures["write_gbps"]
+    assert report.figures["checkpoint_write_s"] == pytest.approx(2199.023255552 / write)
+
+
+def test_a_node_that_moved_nothing_fails(tmp_path: Path) -> None:
+    results = _copy(tmp_path)
+    _edit(results, "b", "write", lambda d: d["jobs"][0]["write"].update(io_bytes=0, total_ios=0))
+    report = gate(load_results(results), None)
+    assert not report.passed
+    failed = [(v.check, v.subject, v.message) for v in report.verdicts if v.status == "fail"]
+    assert ("complete", "b", "fio write moved nothing") in failed
