@@ -112,3 +112,15 @@ def test_boot_user_data_with_a_pre_authenticated_url_never_reaches_the_plan_in_c
     walk(plan.outputs, "outputs", False)
     assert any(p.startswith("oci:Core/instanceConfiguration") for p, _ in found), found
     assert [p for p, secret in found if not secret] == []
+
+
+def test_oci_user_data_is_sent_base64() -> None:
+    """OCI's instance metadata `user_data` must be base64 (cloud-init decodes it): the script
+    in clear there is not run."""
+    plan = run_plan(REPO, "oci-h100", [f"gpufabric:userData={SCRIPT}"])
+    (config,) = [
+        r for r in plan.resources
+        if r.type == "oci:Core/instanceConfiguration:InstanceConfiguration"
+    ]  # fmt: skip
+    sent = config.inputs["instanceDetails"]["launchDetails"]["metadata"]["user_data"]
+    assert base64.b64decode(sent, validate=True).decode() == SCRIPT

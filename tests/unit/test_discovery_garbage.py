@@ -158,3 +158,19 @@ def test_a_gcp_instance_of_another_zone_is_not_taken_for_a_member_of_its_name() 
     found = gcp.match(out, [("i.json", doc)], members={mig: {"n-1"}})
     assert [(n.name, n.address) for n in found.nodes] == [("n-1", "10.0.0.2")]
     assert found.warnings == []
+
+
+def test_an_oci_vnic_detached_from_the_instance_gives_no_address(tmp_path: Path) -> None:
+    """A VNIC once attached (listed first, same nic index) holds an address the instance no
+    longer has: only the ATTACHED one counts."""
+    files = _oci(tmp_path, [GOOD])
+    atts = json.loads((tmp_path / "atts.json").read_text())
+    old = "ocid1.vnic.oc1.iad.detached"
+    gone = cli_json.oci_vnic_attachment(
+        "ocid1.instance.oc1.iad.node0000", old, zone=ZONE, state="DETACHED"
+    )
+    atts["data"].insert(0, gone)
+    (tmp_path / "atts.json").write_text(json.dumps(atts))
+    (tmp_path / "old.json").write_text(json.dumps(cli_json.oci_vnic(old, "10.0.0.50")))
+    found = discovery.from_files(_outputs("oci-h100"), [*files, tmp_path / "old.json"])
+    assert [(n.name, n.address) for n in found.nodes] == [("inst-good", "10.0.0.20")]

@@ -172,3 +172,14 @@ def test_random_sizes_and_faults_agree_with_the_truth() -> None:
         fab = SyntheticFabric(egress={bad: rng.uniform(0.05, 0.5)}, noise=0.1, seed=trial)
         state = bisect.run(hosts(n), fab.measure, LIMITS)
         assert list(state["bad"]) == [bad], (n, bad, state)
+
+
+def test_the_peer_floor_is_the_median_not_the_fastest_group() -> None:
+    """One very fast group (a pair on one leaf) must not fail the typical ones: the floor is
+    the fraction of the peers' median."""
+    limits = Limits(expected_gbps=None)
+    peers = [100.0, 100.0, 400.0]  # median 100, fastest 400
+    typical = judge({"fwd": [90], "rev": [90]}, peers, limits)
+    assert typical.ok, typical.reason
+    slow = judge({"fwd": [60], "rev": [90]}, peers, limits)
+    assert slow.reason == f"fwd 60 Gbit/s < {limits.fraction:.0%} of peers' median 100"

@@ -79,6 +79,7 @@ def test_healthy_lab_hosts_pass_every_check() -> None:
     [
         ({"mtu": "9000"}, "mtu: eth0 mtu 9000, the peers' 1500"),
         ({"operstate": "down", "carrier": "0"}, "link-down: eth0 operstate down"),
+        ({"carrier": "0"}, "link-down: eth0 operstate up"),  # no carrier, yet "up"
         ({"carrier_changes": "14"}, "flap: eth0 carrier_changes 14, peers' median 2"),
         ({"speed": "1000"}, "link-rate: eth0 1000 Mb/s, expected 10 Gb/s"),
     ],

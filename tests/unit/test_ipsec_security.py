@@ -45,6 +45,7 @@ def test_a_rogue_address_is_refused_naming_the_host() -> None:
         ([member("h1", "10.0.0.1"), member("h2", "10.0.0.1")], "h2 and h1 both claim 10.0.0.1"),
         ([member("h1", "10.0.0.1", "10.0.0.7")], "h1 does not hold its cluster address 10.0.0.1"),
         ([member("h1", "127.0.0.1")], "127.0.0.1 cannot be a cluster address"),
+        ([member("h1", "169.254.10.1")], "169.254.10.1 cannot be a cluster address"),
         ([member("h1", "010.0.0.1", "10.0.0.1")], "is not an IPv4 address"),
         ([member("h1", "10.0.0.1\n", "10.0.0.1")], "is not an IPv4 address"),
         ([member('h1"; id', "10.0.0.1")], "is not a plain host name"),
@@ -195,3 +196,46 @@ def test_guard_ipv6_destinations_come_from_checked_facts() -> None:
         guard_ipv6_networks([], [{"address": ROGUE, "prefix": "64"}])
     with pytest.raises(UserError, match=r"is not a mapping"):
         guard_ipv6_networks(["fd00::1/64"], [])
+
+
+def test_a_host_certificate_never_outlives_its_ca(tmp_path: Path) -> None:
+    """A host certificate valid after its CA expired would be refused by every peer then; it
+    ends with the CA."""
+    certs.ensure_ca(tmp_path, "t", 3, passphrase=PW)
+    ca = x509.load_pem_x509_certificate(certs.ca_cert_pem(tmp_path).encode())
+    pem = certs.sign_public_key(tmp_path, _pubkey(), "h1", ["10.0.0.1"], 30, passphrase=PW)
+    host = x509.load_pem_x509_certificate(pem.encode())
+    assert host.not_valid_after_utc == ca.not_valid_after_utc
+    short = certs.sign_public_key(tmp_path, _pubkey(), "h2", ["10.0.0.2"], 1, passphrase=PW)
+    assert x509.load_pem_x509_certificate(short.encode()).not_valid_after_utc < (
+        ca.not_valid_after_utc
+    )
+
+
+def test_the_crl_is_rewritten_once_half_its_life_is_gone_not_after_it_expired(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Peers refuse every certificate once the CRL is past its next update: it is renewed
+    while still valid, from half its lifetime on."""
+    certs.ensure_ca(tmp_path, "t", 30, passphrase=PW)
+    certs.sign_public_key(tmp_path, _pubkey(), "h1", ["10.0.0.1"], 7, passphrase=PW)
+    start = dt.datetime.now(dt.UTC)
+
+    def at(days: float) -> None:
+        class Later(dt.datetime):
+            @classmethod
+            def now(cls, tz: dt.tzinfo | None = None) -> Later:  # type: ignore[override]
+                return start + dt.timedelta(days=days)  # type: ignore[return-value]
+
+        monkeypatch.setattr(crl, "dt", type("Dt", (), {"datetime": Later,
+                            "timedelta": dt.timedelta, "UTC": dt.UTC}))  # fmt: skip
+
+    at(0)
+    assert crl.update_crl(tmp_path, ["h1"], passphrase=PW, days=8)["changed"] is True
+    at(3.9)  # under half of 8 days: still fresh
+    assert crl.update_crl(tmp_path, ["h1"], passphrase=PW, days=8)["changed"] is False
+    at(4.1)  # past half, 3.9 days before it expires: rewritten now
+    assert crl.update_crl(tmp_path, ["h1"], passphrase=PW, days=8)["changed"] is True
+    listed = crl.current(tmp_path)
+    assert listed is not None and listed.next_update_utc is not None
+    assert listed.next_update_utc > start + dt.timedelta(days=12)
