@@ -4,6 +4,7 @@ an error; every refusal of the input layer is one printable line `<where>: <prob
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from gpufabric.inputs.errors import FormatError, InputError, one_line
 
 
 @pytest.fixture
-def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A package `tables_demo.sub` on sys.path, for tables written by the test."""
     root = tmp_path / "tables_demo"
     (root / "sub").mkdir(parents=True)
