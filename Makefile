@@ -15,7 +15,7 @@ help:
 	@echo "make test   - set up and run every test and linter"
 	@echo "make unit   - only the tests that need no root"
 	@echo "make lint   - ruff (check + format --check), pyright, yamllint, ansible-lint"
-	@echo "make mutation - mutation score per module of the gate, config rules, cloud wiring, topology (slow; not in CI)"
+	@echo "make mutation - mutation score per module of every reader and gate (GROUPS=..., slow; not in CI)"
 
 # dev brings every cloud's extra ([all]); users install only theirs: pip install 'gpufabric[aws]'
 $(STAMP): pyproject.toml
@@ -76,7 +76,8 @@ test: $(STAMP) lab-deps $(ACTIONLINT) $(CTRF)
 
 # Mutation testing (mutmut) of the code users trust most, one scratch copy per group under
 # /tmp/gpufabric-mutation; prints killed/all per module. Slow: not part of `make test`.
-# GROUPS=gate|config|cloud|topology to run some; CHILDREN=N parallel mutants.
+# GROUPS="inputs storage ..." to run some (benchmarks/mutation_score.py --help lists them);
+# CHILDREN=N parallel mutants. Survivors judged equivalent: benchmarks/mutation_survivors.md.
 mutation: $(STAMP)
 	$(BIN)/python benchmarks/mutation_score.py $(GROUPS) --children $(or $(CHILDREN),1) --survivors
 

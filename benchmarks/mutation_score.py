@@ -1,13 +1,16 @@
 """Mutation score of the code users trust most: the NCCL gate, the config rules, the cloud
-wiring and the topology order / emit / sources.
+wiring, the topology order / emit / sources, and every module that reads input or judges a
+result (the input layer, storage, health, discovery, inventory, IPsec, each cloud's config and
+wiring).
 
-    .venv/bin/python benchmarks/mutation_score.py [GROUP ...] [--children N] [--keep]
+    .venv/bin/python benchmarks/mutation_score.py [GROUP ...] [--children N] [--survivors]
 
 For each group, mutmut (PyPI) runs in its own scratch copy of the project (never in the
 worktree) with only the group's modules mutated and only the tests that cover them selected;
 then one line per module: killed / all mutants, survivors, mutants no test reaches, timeouts,
 and the score. Survivors are listed with `--survivors` (their names work with `mutmut show`
 inside the kept scratch folder). Slow (minutes to an hour per group on 2 cores): not in CI.
+The figures measured and the survivors judged equivalent: benchmarks/mutation_survivors.md.
 """
 
 from __future__ import annotations
