@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 from gpufabric.health import act
 from gpufabric.inputs.files import read_text
 from gpufabric.inputs.formats import parse_json
@@ -102,7 +102,7 @@ class AnsibleRunner:
         )
         if proc.returncode != 0:
             tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
-            raise UserError(f"--inventory: ansible-inventory failed: {tail[0]}")
+            raise ArgumentError("inventory", f"ansible-inventory failed: {tail[0]}")
         return parse_inventory(proc.stdout)
 
     def _adhoc(self, hosts: list[str], module: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -145,7 +145,7 @@ class Holder:
 
     def __init__(self, mode: str, runner: Runner, controller: str, kubectl: str = "kubectl"):
         if mode not in HOLDS:
-            raise UserError(f"--hold: {mode!r} is not valid; use one of {', '.join(HOLDS)}")
+            raise ArgumentError("hold", f"{mode!r} is not valid; use one of {', '.join(HOLDS)}")
         self.mode, self.runner, self.controller, self.kubectl = mode, runner, controller, kubectl
         self.log: list[dict[str, Any]] = []  # {"node", "action", "why"}
 

@@ -22,7 +22,7 @@ from typing import Annotated
 
 import typer
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 from gpufabric.inputs.files import read_text
 from gpufabric.ipsec import certs, crl
 from gpufabric.ipsec.members import HOST_NAME, ipv4
@@ -75,7 +75,7 @@ def sign(
     """Sign the host public key (PEM) on standard input: the host certificate PEM on stdout."""
     days = _days(days, "--days")
     if not HOST_NAME.fullmatch(identity):
-        raise UserError(f"--identity: {identity!r} is not a plain host name")
+        raise ArgumentError("identity", f"{identity!r} is not a plain host name")
     addresses = [ipv4(a, f"ipsec: {identity}'s address") for a in address]
     pem = read_text("-", what="the host's public key (PEM)", max_bytes=64 * 1024)
     print(certs.sign_public_key(directory, pem, identity, addresses, days,

@@ -17,7 +17,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 from gpufabric.inputs.formats import parse_json
 from gpufabric.lab import hosts, lab, network, state
 from gpufabric.lab.layout import HostPlan, LabLayout, rate_bits
@@ -39,13 +39,13 @@ def check_kind(kind: str) -> str:
 
 def check_mtu(mtu: int) -> int:
     if not 1280 <= mtu <= 65535:
-        raise UserError(f"--mtu: {mtu!r} is not valid; use 1280-65535")
+        raise ArgumentError("mtu", f"{mtu!r} is not valid; use 1280-65535")
     return mtu
 
 
 def check_flaps(flaps: int) -> int:
     if not 1 <= flaps <= MAX_FLAPS:
-        raise UserError(f"--flaps: {flaps!r} is not valid; use 1-{MAX_FLAPS}")
+        raise ArgumentError("flaps", f"{flaps!r} is not valid; use 1-{MAX_FLAPS}")
     return flaps
 
 
@@ -133,9 +133,9 @@ def fault(
         try:
             rate_bits(rate)
         except UserError:
-            raise UserError(
-                f"--rate: {rate!r} is not valid; use a tc rate from 8kbit to 1tbit "
-                "such as 20mbit, 100mbit"
+            raise ArgumentError(
+                "rate",
+                f"{rate!r} is not valid; use a tc rate from 8kbit to 1tbit such as 20mbit, 100mbit",
             ) from None
     if kind == "mtu":
         check_mtu(mtu)

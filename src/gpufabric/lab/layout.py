@@ -13,7 +13,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 
 DEFAULT_NAME = "gpufabric"
 NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,19}$")
@@ -74,21 +74,21 @@ class LabLayout:
 
 def check_name(name: str) -> str:
     if not NAME_RE.match(name):
-        raise UserError(
-            f"--name: {name!r} is not valid; use 1-20 lowercase letters and digits, "
-            "starting with a letter"
+        raise ArgumentError(
+            "name",
+            f"{name!r} is not valid; use 1-20 lowercase letters and digits, starting with a letter",
         )
     return name
 
 
 def check_counts(nodes: int, leaves: int) -> None:
     if not 1 <= nodes <= MAX_NODES:
-        raise UserError(f"--nodes: {nodes} is not valid; use 1 to {MAX_NODES}")
+        raise ArgumentError("nodes", f"{nodes} is not valid; use 1 to {MAX_NODES}")
     if not 1 <= leaves <= MAX_LEAVES:
-        raise UserError(f"--leaves: {leaves} is not valid; use 1 to {MAX_LEAVES}")
+        raise ArgumentError("leaves", f"{leaves} is not valid; use 1 to {MAX_LEAVES}")
     if leaves > nodes:
-        raise UserError(
-            f"--leaves: {leaves} is not valid; at most one leaf per host (--nodes {nodes})"
+        raise ArgumentError(
+            "leaves", f"{leaves} is not valid; at most one leaf per host ({nodes} hosts)"
         )
 
 
@@ -97,9 +97,10 @@ def rate_bits(rate: str) -> int:
     m = RATE_RE.match(rate.strip().lower())
     bits = int(float(m.group(1)) * _RATE_UNIT[m.group(2)]) if m else 0
     if not 8000 <= bits <= 10**12:
-        raise UserError(
-            f"--spine-rate: {rate!r} is not valid; use a tc rate from 8kbit to "
-            "1tbit such as 500mbit, 1gbit, 10gbit"
+        raise ArgumentError(
+            "spine_rate",
+            f"{rate!r} is not valid; use a tc rate from 8kbit to "
+            "1tbit such as 500mbit, 1gbit, 10gbit",
         )
     return bits
 

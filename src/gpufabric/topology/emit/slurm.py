@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 from gpufabric.clouds import registry
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError, UserError
 from gpufabric.inputs.writers import comment
 from gpufabric.topology.emit.names import dump_yaml, slurm_names
 from gpufabric.topology.hostlist import compress, natural_key
@@ -120,17 +120,18 @@ def block_sizes(blocks: Sequence[int], requested: Sequence[int] | None = None) -
         return [base * 2**k for k in range(levels + 1)]
     sizes = list(requested)
     if sizes[0] < 1:
-        raise UserError(f"--block-sizes: {sizes[0]} is not a positive size")
+        raise ArgumentError("block_sizes", f"{sizes[0]} is not a positive size")
     if sizes[0] > smallest:
-        raise UserError(
-            f"--block-sizes: base {sizes[0]} is larger than the smallest block ({smallest} nodes,"
-            " e.g. a partly allocated NVLink domain); every block must hold the base size"
+        raise ArgumentError(
+            "block_sizes",
+            f"base {sizes[0]} is larger than the smallest block ({smallest} nodes,"
+            " e.g. a partly allocated NVLink domain); every block must hold the base size",
         )
     for prev, cur in itertools.pairwise(sizes):
         ratio = cur / prev
         if cur <= prev or ratio != int(ratio) or int(ratio) & (int(ratio) - 1):
-            raise UserError(
-                f"--block-sizes: {cur} after {prev} is not a power-of-two multiple of it"
+            raise ArgumentError(
+                "block_sizes", f"{cur} after {prev} is not a power-of-two multiple of it"
             )
     return sizes
 
