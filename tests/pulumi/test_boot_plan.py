@@ -268,3 +268,13 @@ def test_boot_plan_matches_golden() -> None:
         golden.write_text(actual + "\n")
     assert golden.is_file(), "no golden boot plan: run with GPUFABRIC_UPDATE_GOLDEN=1"
     assert actual + "\n" == golden.read_text(), "boot plan of aws-h100 changed; review, regenerate"
+
+
+def test_user_data_over_the_cloud_limit_stops_the_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit is enforced where the user data is built, naming the field and its limit."""
+    from gpufabric.clouds.aws import bundle
+    from gpufabric.plan import run_plan
+
+    monkeypatch.setattr(bundle, "USER_DATA_MAX_BYTES", 4096)
+    with pytest.raises(UserError, match=r"user data is \d+ bytes; EC2 user data .* at most 4096$"):
+        run_plan(REPO, "aws-h100", [BOOT])
