@@ -11,8 +11,8 @@ from tests.pulumi.plans import REPO
 
 from gpufabric.errors import UserError
 from gpufabric.plan.mocks import MockFacts, RecordingMocks
-from gpufabric.plan.runner import _run_program
 from gpufabric.plan.project import read_stack
+from gpufabric.plan.runner import _run_program
 
 
 def test_program_turns_bad_config_into_one_clean_line() -> None:
