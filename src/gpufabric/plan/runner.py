@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import runpy
 from collections.abc import Callable, Collection
@@ -104,10 +105,18 @@ def _run_program(
     runtime_settings.outputs.clear()
     # always a list: None would keep the secret keys of the previous run in this process
     set_all_config({key: _encode(value) for key, value in raw.items()}, secret_keys)
+    # the program's objects (each resource's outputs, futures, tasks) live until it ends: the
+    # cyclic collector would rescan them ever more often as they grow (half the CPU of a plan
+    # of 2,048 instances, for no memory back); reference counting still frees the rest
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         _sync_await(run_in_stack(lambda: _run_main(program)))
     except pulumi.RunError as exc:
         raise UserError(str(exc)) from None
+    finally:
+        if collecting:
+            gc.enable()
     return monitor
 
 
