@@ -13,7 +13,7 @@ inputs written into a temporary folder:
 - plan group / plan instances: `run_plan` of the stack with N nodes as one group or as N
   instances;
 - sdk instances: the Pulumi SDK alone, under its own mocks (inputs echoed back, nothing
-  recorded), registering what the instances mode registers per node: N `aws.ec2.Instance` from
+  recorded; no cyclic garbage collection while it runs, as in `run_plan`), registering what the instances mode registers per node: N `aws.ec2.Instance` from
   one launch template under one component; the plan's own cost per node is what plan
   instances costs beyond it;
 - topology render: `gpufabric topology render --source file -f slurm-tree` on a synthetic
@@ -57,6 +57,7 @@ print(len(plan.resources))
 """
 
 SDK_CHILD = """
+import gc
 import sys
 import pulumi
 import pulumi_aws as aws
@@ -86,6 +87,7 @@ def program():
     ]
     pulumi.export("members", pulumi.Output.all(*[n.id for n in nodes]))
 
+gc.disable()  # as run_plan runs the program: no cyclic collection while it runs
 pulumi.runtime.set_mocks(Echo(), preview=False)
 settings.ROOT.set(None)  # set_mocks made a root stack; run_in_stack makes its own
 _sync_await(run_in_stack(program))
