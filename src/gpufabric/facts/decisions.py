@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufabric.errors import UserError
-from gpufabric.vocabulary import switch_problem
+from gpufabric.vocabulary import FABRIC_TRAITS, switch_problem, traits
 
 
 def _decision(run: bool, reason: str) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def efa(facts: dict[str, Any], fabric: str) -> dict[str, Any]:
             f"efa: skipped, no EFA device on this host (PCI 1d0f:efa*, "
             f"fi_info -p efa); gpufabric_fabric={fabric}",
         )
-    if fabric != "efa":
+    if traits(fabric).driver_role != "efa":
         return _decision(False, f"efa: skipped, EFA hardware found but gpufabric_fabric={fabric}")
     return _decision(
         True,
@@ -48,11 +48,12 @@ def doca_ofed(facts: dict[str, Any], fabric: str) -> dict[str, Any]:
             f"doca_ofed: skipped, no ConnectX/InfiniBand device on this host "
             f"(ibstat, ibv_devinfo, PCI 15b3); gpufabric_fabric={fabric}",
         )
-    if fabric not in ("infiniband", "roce"):
+    if traits(fabric).driver_role != "doca_ofed":
+        served = " or ".join(f for f, t in FABRIC_TRAITS.items() if t.driver_role == "doca_ofed")
         return _decision(
             False,
             f"doca_ofed: skipped, ConnectX hardware found but "
-            f"gpufabric_fabric={fabric} (only infiniband or roce)",
+            f"gpufabric_fabric={fabric} (only {served})",
         )
     if facts.get("ofed_version"):
         return _decision(
@@ -87,7 +88,7 @@ def fabric_mismatch(facts: dict[str, Any], fabric: str) -> str:
     """A warning line when the hardware found disagrees with gpufabric_fabric ('' if none)."""
     check_fabric(fabric)
     found = facts.get("fabric_detected", "none")
-    expected = {"efa": "efa", "infiniband": "infiniband", "roce": "roce"}.get(fabric)
+    expected = traits(fabric).detected_as
     if expected is None or found == expected:
         return ""
     return (

@@ -16,6 +16,7 @@ from typing import Any
 from gpufabric.health import parsers
 from gpufabric.health.expect import Expected
 from gpufabric.health.judge import Limits, median
+from gpufabric.vocabulary import traits
 
 ARPHRD_NONE = "65534"  # linux/if_arp.h: a TUN device in IP mode
 LIBIPSEC_PREFIX = "ipsec"  # strongSwan kernel-libipsec names its TUN device ipsec0, ipsec1, ...
@@ -79,8 +80,9 @@ def fabric_netdevs(raw: dict[str, Any], exp: Expected) -> dict[str, dict[str, An
     devs = {
         n: d for n, d in net.items() if n != "lo" and isinstance(d, dict) and not layer3_tunnel(d)
     }
-    if exp.fabric in ("lab", "tcpx", "tcpxo"):
-        return devs if exp.fabric == "lab" else {n: d for n, d in devs.items() if d.get("pcie")}
+    fabric = traits(exp.fabric)
+    if not fabric.rdma:
+        return {n: d for n, d in devs.items() if d.get("pcie")} if fabric.nics_on_pcie else devs
     rdma_nets = {
         n
         for dev in _dict(raw.get("ib")).values()
@@ -112,7 +114,7 @@ def _mode(values: list[Any]) -> Any:
 
 
 def _nic_count(raw: dict[str, Any], exp: Expected) -> int:
-    if exp.fabric in ("infiniband", "roce", "efa"):
+    if traits(exp.fabric).rdma:
         return len(ib_ports(raw))
     return len(fabric_netdevs(raw, exp))
 
@@ -152,9 +154,10 @@ def check_host(
         mbps = parsers.as_int(d.get("speed"))
         if want_gbps and mbps is not None and mbps > 0 and mbps < want_gbps * 1000:
             slow.append(f"{n} {mbps} Mb/s, expected {want_gbps:g} Gb/s")
+    port_rate = traits(exp.fabric).port_reports_rate
     for name, p in ports.items():
         rate = parsers.ib_rate_gbps(p.get("rate", ""))
-        if want_gbps and rate is not None and exp.fabric != "efa" and rate < want_gbps:
+        if want_gbps and rate is not None and port_rate and rate < want_gbps:
             slow.append(f"{name} {rate:g} Gb/s, expected {want_gbps:g}")
     hc.add("link-rate", slow)
 
