@@ -131,7 +131,7 @@ def test_down_cleans_up_after_a_lost_state_file(cli_lab: str, damage: str) -> No
         (["--leaves", "0"], "error: --leaves: 0 is not valid; use 1 to 8"),
         (
             ["--nodes", "2", "--leaves", "3"],
-            "error: --leaves: 3 is not valid; at most one leaf per host (--nodes 2)",
+            "error: --leaves: 3 is not valid; at most one leaf per host (2 hosts)",
         ),
         (
             ["--spine-rate", "fast"],
