@@ -80,10 +80,9 @@ def rendered(name: str, versions: dict[str, str], nodes: int, tiers: int) -> dic
 
 
 def cmax_scripts() -> Path | None:
-    spec = importlib.util.find_spec("cmax")
-    if spec is None or spec.origin is None:
-        return None
-    return Path(spec.origin).parent / "scripts" / "1-audit"
+    from tests import cmax_audit
+
+    return cmax_audit.scripts()
 
 
 def cmax_grep_pattern(scripts: Path) -> str:
