@@ -8,7 +8,6 @@ re-implementation in gpufabric.certify.clustermax (same sources) judges alone.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -94,12 +93,9 @@ def cmax_grep_pattern(scripts: Path) -> str:
 
 
 def cmax_platform_config(scripts: Path) -> ModuleType:
-    path = scripts / "checks" / "platform_config.py"
-    spec = importlib.util.spec_from_file_location("cmax_platform_config", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from tests import cmax_audit
+
+    return cmax_audit.platform_config(scripts)
 
 
 @pytest.mark.parametrize(("name", "versions", "nodes", "tiers"), cases())
