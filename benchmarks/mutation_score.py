@@ -4,6 +4,7 @@ result (the input layer, storage, health, discovery, inventory, IPsec, each clou
 wiring).
 
     .venv/bin/python benchmarks/mutation_score.py [GROUP ...] [--children N] [--survivors]
+        [--only FILE ...]
 
 For each group, mutmut (PyPI) runs in its own scratch copy of the project (never in the
 worktree) with only the group's modules mutated and only the tests that cover them selected;
@@ -268,8 +269,10 @@ def _workspace(group: str, modules: list[str], tests: list[str]) -> Path:
     return work
 
 
-def _run(group: str, children: int) -> dict[str, Counter[str]]:
+def _run(group: str, children: int, only: list[str]) -> dict[str, Counter[str]]:
     modules, tests = GROUPS[group]
+    if only:
+        modules = [m for m in modules if any(m.endswith(o) for o in only)]
     work = _workspace(group, modules, tests)
     mutmut = Path(sys.executable).parent / "mutmut"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -318,13 +321,23 @@ def main() -> int:
     parser.add_argument("groups", nargs="*", help=f"some of: {', '.join(GROUPS)} (default: all)")
     parser.add_argument("--children", type=int, default=1, help="mutmut --max-children")
     parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="mutate only the group's modules whose path ends with FILE (repeatable)",
+    )
     args = parser.parse_args()
     unknown = [g for g in args.groups if g not in GROUPS]
     if unknown:
         parser.error(f"unknown group {unknown[0]!r}; choose from {', '.join(GROUPS)}")
+    for o in args.only:
+        if not any(m.endswith(o) for g in args.groups or GROUPS for m in GROUPS[g][0]):
+            parser.error(f"--only {o!r} names no module of the groups asked for")
     failed = False
     for group in args.groups or list(GROUPS):
-        counts = _run(group, args.children)
+        counts = _run(group, args.children, args.only)
         if not counts:
             print(f"{group}: no results (see {SCRATCH / group / 'mutmut-run.log'})")
             failed = True
