@@ -172,7 +172,7 @@ OCI_STATEMENT = re.compile(
 OCI_TYPES = {
     "virtual-network-family", "compute-management-family", "instance-family",
     "compute-capacity-reservations", "lustre-file-family", "objectstorage-namespaces", "objects",
-    "secret-bundles", "secrets",
+    "buckets", "secret-bundles", "secrets",
 }  # fmt: skip
 
 
@@ -227,7 +227,7 @@ def test_nebius_deploy_identity_is_project_scoped_and_no_admin() -> None:
     assert set(doc["roles"]) <= {"viewer", "editor"}
 
 
-@pytest.mark.parametrize("name", ["deploy-nodes", "fabric-ca"])
+@pytest.mark.parametrize("name", ["deploy-nodes", "deploy-boot", "fabric-ca"])
 def test_extra_gcp_roles_have_the_shape_their_cli_takes(name: str) -> None:
     role = yaml.safe_load((PERMS / "gcp" / f"{name}.yaml").read_text())
     assert set(role) == {"title", "description", "stage", "includedPermissions"}
