@@ -2,7 +2,8 @@
 """fio / IOR / mdtest parsers and the storage gate, on captured fio 3.33 reports.
 
 The capture: tests/unit/storage_data/PROVENANCE.md. IOR and mdtest text is built here from
-the tools' printf formats (hpc/ior src/ior-output.c, src/mdtest.c)."""
+the tools' printf formats (hpc/ior src/ior-output.c, src/mdtest.c) to vary the figures; real
+output of IOR / mdtest 3.3.0, 4.0.0 and master is read in test_storage_real_versions.py."""
 
 from __future__ import annotations
 

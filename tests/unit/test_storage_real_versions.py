@@ -1,17 +1,18 @@
-"""IOR and mdtest parsers on real output of the versions in use: 4.0.0 (the latest release) and
-master (4.1.0+dev), captured here (tests/unit/storage_data/PROVENANCE.md, hpc-ior/); 3.3.0's
-layout is covered in test_storage_bench.py from its printf formats. Before, mdtest 4.0.0 and
-master gave "mdtest summary has no rows" / "no 'SUMMARY rate:'" and the gate exited 2."""
+"""IOR and mdtest parsers on real output of the versions in use: 3.3.0, 4.0.0 (the latest
+release) and master (4.1.0+dev), captured here (tests/unit/storage_data/PROVENANCE.md,
+hpc-ior/). Before, mdtest 4.0.0 and master gave "mdtest summary has no rows" / "no 'SUMMARY
+rate:'" and the gate exited 2; IOR 3.3.0's JSON (segmentCount, blockSize and transferSize
+written twice in each summary object) was refused as "key 'segmentCount' given twice"."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from gpufabric.cli.main import app
 from gpufabric.errors import UserError
 from gpufabric.storage.ior import MIB, parse_ior, parse_mdtest
 
@@ -20,6 +21,7 @@ IOR = DATA / "hpc-ior"
 
 # (version, ior.txt write / read mean MiB/s, ior.json write mean, mdtest File creation mean)
 VERSIONS = [
+    ("3.3.0", 2518.89, 17616.52, 5229.7484, 3862.405),
     ("4.0.0", 484.08, 4365.26, 2534.3112, 3231.704),
     ("master", 1320.74, 3965.89, 1511.9439, 1663.025),
 ]
@@ -36,7 +38,21 @@ def test_real_ior_and_mdtest_output_is_read(
     assert js.mean_gbps["write"] == pytest.approx(json_write * MIB / 1e9)
     rates = parse_mdtest((d / "mdtest.txt").read_text(), "mdtest.txt")
     assert rates["File creation"] == pytest.approx(creates)
-    assert len(rates) == 10 and "Tree removal" in rates  # every row, none dropped
+    # every row, none dropped (3.3.0 has no Directory rename row)
+    assert len(rates) == (9 if version == "3.3.0" else 10) and "Tree removal" in rates
+
+
+def test_ior_3_3_0_json_repeats_keys_with_one_value_only() -> None:
+    """3.3.0 writes segmentCount twice into each summary object, with one value (read); a
+    second, different value is a report no IOR writes and stays refused."""
+    text = (IOR / "3.3.0" / "ior.json").read_text()
+    summary = text.index('"summary"')
+    second = text.index('"segmentCount": 1,', text.index('"segmentCount": 1,', summary) + 1)
+    forged = text[:second] + '"segmentCount": 2,' + text[second + len('"segmentCount": 1,') :]
+    with pytest.raises(
+        UserError, match=r"^ior\.json: key 'segmentCount' given twice in one JSON object$"
+    ):
+        parse_ior(forged, "ior.json")
 
 
 def test_mdtest_rates_stop_before_the_time_summary() -> None:
@@ -59,21 +75,16 @@ def test_ior_header_without_its_mean_column_is_one_line() -> None:
         parse_ior(text, "ior.txt")
 
 
-@pytest.mark.parametrize("version", ["4.0.0", "master"])
+@pytest.mark.parametrize("version", ["3.3.0", "4.0.0", "master"])
 def test_the_storage_gate_reads_current_ior_and_mdtest(tmp_path: Path, version: str) -> None:
     results = tmp_path / "results"
     shutil.copytree(DATA / "fio-3.33", results)
     shutil.copy(IOR / version / "ior.txt", results / "ior.txt")
     shutil.copy(IOR / version / "mdtest.txt", results / "mdtest.txt")
-    proc = subprocess.run(
-        [sys.executable, "-m", "gpufabric.cli", "storage", "gate", str(results)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "PASS mdtest      summary: Directory creation" in proc.stdout
-    assert "PASS ior         write:" in proc.stdout
+    result = CliRunner().invoke(app, ["storage", "gate", str(results)])
+    assert result.exit_code == 0, result.output
+    assert "PASS mdtest      summary: Directory creation" in result.output
+    assert "PASS ior         write:" in result.output
 
 
 FIO_VERSIONS = sorted(p.name for p in DATA.glob("fio-*") if p.is_dir())

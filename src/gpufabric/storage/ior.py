@@ -1,12 +1,14 @@
 """IOR and mdtest summaries (hpc/ior), read where those tools are installed.
 
-Shapes (hpc/ior src/ior-output.c and src/mdtest.c; real output of 4.0.0 and master in
-tests/unit/storage_data, 3.3.0 built from its printf formats in the tests):
+Shapes (hpc/ior src/ior-output.c and src/mdtest.c; real output of 3.3.0, 4.0.0 and master in
+tests/unit/storage_data/hpc-ior):
 - IOR text: a line "Summary of all tests:", then a header starting "Operation  Max(MiB)
   Min(MiB)  Mean(MiB) ...", then one row per operation ("write", "read") whose columns follow
   the header (master adds Stonewall columns: read by name). Bandwidths are MiB/s, already
   aggregated over every task of the MPI job.
 - IOR JSON (-O summaryFormat=JSON): "summary": [{"operation": "write", "bwMeanMIB": ...}].
+  3.3.0 writes segmentCount, blockSize and transferSize twice into each summary object, with
+  the same value: a key repeated with the very same value is read, a different one refused.
 - mdtest: a "SUMMARY rate" heading, a header "Operation  Max  Min  Mean  Std Dev", then one
   row per operation in operations per second (parse_mdtest lists the layouts).
 """
@@ -83,7 +85,8 @@ def parse_ior(text: str, source: str) -> IorResult:
 
 
 def _parse_ior_json(text: str, source: str) -> IorResult:
-    data = parse_json(text, where=source)  # strict: a key given twice, NaN refused
+    # strict: NaN refused, and a key given twice unless with the very same value (3.3.0)
+    data = parse_json(text, where=source, duplicates="identical")
     rows = data.get("summary") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
         raise UserError(f"{source}: IOR JSON without a 'summary' list")
