@@ -17,6 +17,7 @@ The figures measured and the survivors judged equivalent: benchmarks/mutation_su
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCRATCH = Path(os.environ.get("GPUFABRIC_MUTATION_DIR", "/tmp/gpufabric-mutation"))
-COPY = ["src", "tests", "infra", "stacks", "policy", "Pulumi.yaml", "pyproject.toml"]
+# what the selected tests read besides src/ and tests/ (the Ansible tests run
+# ansible-inventory / ansible-playbook from the copy's root: its ansible.cfg, plugins, plays)
+EXTRA = ["infra", "stacks", "policy", "Pulumi.yaml", "ansible.cfg", "plugins", "playbooks", "roles"]
+COPY = ["src", "tests", *EXTRA, "pyproject.toml"]
 
 # group -> (modules to mutate, tests that cover them)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
@@ -156,7 +160,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_discovery_garbage.py",
             "tests/unit/test_discovery_network.py",
             "tests/unit/test_discovery_scale.py",
-            "tests/unit/test_discovery_oci_nebius.py",
+            "tests/unit/test_discovery_oci.py",
+            "tests/unit/test_discovery_nebius.py",
             "tests/unit/test_discovery_oci_live.py",
             "tests/unit/test_discovery_nebius_live.py",
             "tests/unit/test_inventory.py",
@@ -264,7 +269,7 @@ def _workspace(group: str, modules: list[str], tests: list[str]) -> Path:
             'source_paths = ["src"]\n'
             f"only_mutate = [{only}]\n"
             f"pytest_add_cli_args_test_selection = [{selection}]\n"
-            'also_copy = ["infra", "stacks", "policy", "Pulumi.yaml"]\n'
+            f"also_copy = {json.dumps(EXTRA)}\n"
         )
     return work
 
