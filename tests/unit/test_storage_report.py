@@ -85,3 +85,35 @@ def test_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     results = load_results(DATA)
     with pytest.raises(UserError, match=r"out: exists and is not a directory$"):
         write_report(tmp_path / "out", results, gate(results, None), None, None)
+
+
+def test_the_page_is_markdown_that_renders() -> None:
+    """Headings, the verdict block and the tables stand apart from the lines around them (a
+    table or heading glued to the line before renders as a paragraph); the verdicts are one
+    fenced block; each table's rule has one cell per column."""
+    results = load_results(DATA)
+    verdicts = [v.line() for v in gate(results, GOAL, 0.5).verdicts]
+    page = _page()
+    assert page[1] == page[4] == page[6] == ""
+    fences = [i for i, line in enumerate(page) if line == "```"]
+    assert fences == [7, 8 + len(verdicts)]
+    assert page[8 : 8 + len(verdicts)] == verdicts
+    for title, columns in (("## Per phase, all nodes at once", 7), ("## Per node", 5)):
+        at = page.index(title)
+        assert page[at - 1] == page[at + 1] == "", title
+        assert page[at + 2].count("|") == columns + 1
+        assert page[at + 3] == "|---" * columns + "|"
+    assert page.index("## Per phase, all nodes at once") == fences[1] + 2
+
+
+def test_out_is_made_with_its_parents_and_a_rerun_replaces_the_report(tmp_path: Path) -> None:
+    """A second run into the same --out rewrites both files: never the earlier verdict."""
+    results = load_results(DATA)
+    out = tmp_path / "runs" / "today"
+    write_report(out, results, gate(results, GOAL, 0.5), GOAL, 0.5)
+    assert "Gate: **PASSED**" in (out / "report.md").read_text()
+    big = Goal(size_gib=1024, write_seconds=1)
+    write_report(out, results, gate(results, big, None), big, None)
+    assert "Gate: **FAILED**" in (out / "report.md").read_text()
+    data = json.loads((out / "report.json").read_text())
+    assert data["passed"] is False and data["goal"]["sizeGiB"] == 1024
