@@ -106,6 +106,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_inputs_types.py",
             "tests/unit/test_inputs_writers.py",
             "tests/unit/test_inputs_cloud_writers.py",
+            "tests/unit/test_inputs_types_messages.py",
+            "tests/unit/test_inputs_loaders.py",
+            "tests/unit/test_inputs_tables_errors.py",
         ],
     ),
     "storage": (

@@ -74,6 +74,7 @@ REFUSED: list[tuple[Any, Any, str]] = [
     (t.MountPath, "/a/", f"'/a/' {NORMALISED}"),
     (t.MountPath, "/a//b", f"'/a//b' {NORMALISED}"),
     (t.MountPath, "/a/./b", f"'/a/./b' {NORMALISED}"),
+    (t.MountPath, "//shared", f"'//shared' {NORMALISED}"),  # normpath keeps a leading '//'
     (t.MountPath, "/lustre;reboot", f"'/lustre;reboot' {PATH_CHARS}"),
     (t.MountPath, "/" + "a" * 255, f"'/{'a' * 75}... {PATH_CHARS}"),
     (t.ImageName, "a//b", f"'a//b' {IMAGE}"),
@@ -132,3 +133,15 @@ def test_networks_keep_every_cidr_and_normalise_host_bits() -> None:
 def test_a_shown_value_is_cut_at_80_characters() -> None:
     assert t.show("x" * 78) == repr("x" * 78)  # 80 with its quotes
     assert t.show("x" * 79) == "'" + "x" * 76 + "..."
+
+
+def test_a_type_built_by_matching_takes_whole_ascii_strings_only() -> None:
+    kind = t.matching(r"id-\w+", "an id like id-abc")  # a type no check has seen yet
+    assert t.check(kind, "id-abc", "w") == "id-abc"
+    assert t.problem(kind, "id-abc;x") == "must be an id like id-abc"  # the whole string
+    assert t.problem(kind, "xid-abc") == "must be an id like id-abc"
+    assert t.problem(kind, "id-ab\u00e9") == "must be an id like id-abc"  # \w is ASCII only
+    assert t.problem(kind, "id-a\nb") == "holds the control character '\\n'"
+    assert t.problem(kind, 5) == "must be a string, not an int"
+    with pytest.raises(UserError, match=r"^nodes\[0\]\.id: 'id-' must be an id like id-abc$"):
+        t.check(kind, "id-", "nodes[0].id")
