@@ -149,6 +149,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_health_cli.py",
             "tests/unit/test_health_iperf3_versions.py",
             "tests/unit/test_health_ipsec.py",
+            "tests/unit/test_health_judge.py",
         ],
     ),
     "discovery": (

@@ -4,8 +4,9 @@ A measurement of a group is a list of samples per direction (Gbit/s; one per rep
 interval). Its value is the median of the finite, non-negative samples, so one noisy repeat
 neither fails nor passes a group. A direction fails when its value is below `fraction` of the
 expected rate (the instance type's, or the lab traffic tool's pacing rate) or below `fraction`
-of the median of every value measured so far in the run (its peers). Both directions must
-pass: a link can be slow one way only.
+of the median of every value measured so far in the run (its peers); a direction that moved
+nothing (0 Gbit/s) fails whatever the floors. Both directions must pass: a link can be slow
+one way only.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ def judge(
         v = values[d]
         if v is None:
             problems.append(f"{d}: no usable measurement")
+            continue
+        if v == 0:  # nothing moved: no floor (peers' median 0, none expected) may pass it
+            problems.append(f"{d}: moved nothing (0 Gbit/s)")
             continue
         for floor, what in floors:
             if v < floor:
