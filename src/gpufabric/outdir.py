@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError
 
 
-def prepare(path: Path, flag: str = "--out") -> Path:
-    """Make `path` a folder to write into, or say in one line why it cannot be."""
+def prepare(path: Path, argument: str = "out") -> Path:
+    """Make `path` (given as `argument`) a folder to write into, or say in one line why it
+    cannot be."""
     if path.exists() and not path.is_dir():
-        raise UserError(f"{flag} {path}: exists and is not a folder")
+        raise ArgumentError(argument, "exists and is not a folder", value=str(path))
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(
-            f"{flag} {path}: cannot create the folder ({exc.strerror or exc})"
+        raise ArgumentError(
+            argument, f"cannot create the folder ({exc.strerror or exc})", value=str(path)
         ) from None
     return path

@@ -8,6 +8,7 @@ import pytest
 
 from gpufabric.bundle import fanout
 from gpufabric.bundle.userdata import CONFIG_PATH, SCRIPT_PATH
+from gpufabric.cli.conventions import error_line
 from gpufabric.errors import UserError
 
 SHA = "ab" * 32
@@ -55,7 +56,7 @@ def test_bad_values_are_refused(
 ) -> None:
     with pytest.raises(UserError) as err:
         fanout.command(engine, hosts, url, sha, **kw)  # type: ignore[arg-type]
-    assert needle in str(err.value)
+    assert needle in error_line(err.value)  # what the CLI prints: arguments said as flags
 
 
 def test_topology_has_one_gateway_per_leaf() -> None:

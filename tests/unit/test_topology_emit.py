@@ -11,6 +11,7 @@ import pytest
 import yaml
 from tests.conftest import FIXTURES, needs_captures
 
+from gpufabric.cli.conventions import error_line
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
@@ -179,8 +180,9 @@ def test_hostfile_styles() -> None:
     assert hostfile.hostfile(order, "torchrun").split() == names
     assert hostfile.hostfile(order, "mpirun", 4).splitlines() == [f"{n} slots=4" for n in names]
     assert hostfile.hostfile(order, "srun", 2).split() == [n for n in names for _ in range(2)]
-    with pytest.raises(UserError, match="--hostfile-style 'pbs'"):
+    with pytest.raises(UserError) as err:
         hostfile.hostfile(order, "pbs")
+    assert error_line(err.value).startswith("error: --hostfile-style 'pbs': choose one of ")
 
 
 def test_k8s_labels_one_per_level_valid_values_and_kueue_levels() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import capture
 
+from gpufabric.cli.conventions import error_line
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.model import Host, Topology
@@ -107,12 +108,14 @@ def test_parallel_groups_follow_megatron_order() -> None:
         (Parallelism(tp=3), 3, "does not divide 8 GPUs per node"),
         (Parallelism(tp=4, cp=3), 3, "not a whole number"),
         (Parallelism(tp=8, dp=3), 4, "does not equal 4 nodes"),
-        (Parallelism(tp=0), 4, "--tp must be at least 1"),
+        (Parallelism(tp=0), 4, "error: --tp must be at least 1"),
+        (Parallelism(gpus_per_node=0), 4, "error: --gpus-per-node must be at least 1"),
     ],
 )
 def test_bad_parallel_layout_is_one_clear_error(p: Parallelism, nodes: int, match: str) -> None:
-    with pytest.raises(UserError, match=match):
+    with pytest.raises(UserError) as err:
         p.block_sizes(nodes)
+    assert match in error_line(err.value)
 
 
 def test_min_leaves_and_ring_edges() -> None:

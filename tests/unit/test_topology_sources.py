@@ -10,6 +10,7 @@ import pytest
 from botocore.stub import Stubber
 from tests.conftest import FIXTURES, needs_captures
 
+from gpufabric.cli.conventions import error_line
 from gpufabric.clouds.aws import discovery as discovery_aws
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.clouds.gcp import topology as gcp
@@ -287,8 +288,9 @@ def test_apply_names_keeps_only_named_hosts() -> None:
 def test_load_rejects_unknown_source_and_missing_input(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="choose one of aws, gcp, oci, nebius, ib, file"):
         load("azure", tmp_path / "x")
-    with pytest.raises(UserError, match="needs --input"):
+    with pytest.raises(UserError) as err:
         load("gcp")
+    assert "error: --source gcp needs --input FILE (a recorded " in error_line(err.value)
     with pytest.raises(UserError, match="no such file"):
         load("file", tmp_path / "missing.json")
     bad = tmp_path / "bad.json"

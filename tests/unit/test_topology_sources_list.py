@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gpufabric.cli.conventions import error_line
 from gpufabric.clouds import registry
 from gpufabric.clouds.spec import LabelScheme
 from gpufabric.errors import UserError
@@ -73,7 +74,8 @@ def test_label_schemes_come_from_the_clouds(monkeypatch: pytest.MonkeyPatch) -> 
         "example.com/level-1-spine",
         "example.com/level-2-leaf",
     ]
-    with pytest.raises(
-        UserError, match=r"^--label-scheme 'eks': choose one of gpufabric, mine, topograph$"
-    ):
+    with pytest.raises(UserError) as err:
         kubernetes.label_keys(t, "eks")
+    assert error_line(err.value) == (
+        "error: --label-scheme 'eks': choose one of gpufabric, mine, topograph"
+    )

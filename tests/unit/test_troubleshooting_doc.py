@@ -34,6 +34,13 @@ def _error(call: Any) -> str:
     return str(err.value)
 
 
+def _cli_line(call: Any) -> str:
+    """The line the CLI prints for the library's error (arguments said as flags)."""
+    with pytest.raises(UserError) as err:
+        call()
+    return error_line(err.value)
+
+
 def _formats(name: str) -> Any:
     from gpufabric.inputs import formats
 
@@ -165,7 +172,7 @@ def _edit_write(change: Any) -> Path:
 def _storage_error(results: Path, hosts: list[str] | None = None) -> str:
     from gpufabric.storage.results import load_results
 
-    return "error: " + _error(lambda: load_results(results, hosts))
+    return _cli_line(lambda: load_results(results, hosts))
 
 
 def _dup_key() -> str:
@@ -174,7 +181,7 @@ def _dup_key() -> str:
     results = _results()
     path = results / "a" / "write.json"
     path.write_text(path.read_text().replace('"error" : 0,', '"error" : 5,\n"error" : 0,', 1))
-    return "error: " + _error(lambda: read_fio(path))
+    return _cli_line(lambda: read_fio(path))
 
 
 def _ior_disagree() -> str:
@@ -228,7 +235,7 @@ def _old_host() -> str:
 def _mdtest_times_only() -> str:
     from gpufabric.storage.ior import parse_mdtest
 
-    return "error: " + _error(
+    return _cli_line(
         lambda: parse_mdtest("SUMMARY time: (of 2 iterations)\n", "results/mdtest.txt")
     )
 
@@ -279,7 +286,7 @@ def _tune_json() -> str:
             }
         )
     )
-    return "error: " + _error(lambda: read_tune(Path("tune.json")))
+    return _cli_line(lambda: read_tune(Path("tune.json")))
 
 
 def _tune_nothing() -> str:
@@ -293,7 +300,7 @@ def _tune_nothing() -> str:
     for trial in plan.trials:
         text = write_table(trial) if trial.stage == "default" else "NCCL WARN failed\n"
         (Path("trials") / f"{trial.id}.txt").write_text(text)
-    return "error: " + _error(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
+    return _cli_line(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
 
 
 def _health_other_hosts() -> str:
@@ -314,7 +321,7 @@ def _health_other_hosts() -> str:
 
     subprocess.run = fake_run  # type: ignore[assignment]
     try:
-        return "error: " + _error(
+        return _cli_line(
             lambda: health.run_playbook(
                 Path("inventory.yml"), "none", Path("work"), [], log=Path("out/ansible.log")
             )
@@ -345,7 +352,7 @@ def _names_twice() -> str:
     from gpufabric.topology.files import read_names
 
     Path("names.txt").write_text("i-1 a\ni-1 b\n")
-    return "error: " + _error(lambda: read_names(Path("names.txt")))
+    return _cli_line(lambda: read_names(Path("names.txt")))
 
 
 def _discovery(node: dict[str, Any]) -> str:
@@ -389,7 +396,7 @@ def _inventory_both() -> str:
 def _missing() -> str:
     from gpufabric.inputs import files
 
-    return "error: " + _error(lambda: files.read_text(Path("f"), what="a NCCL log"))
+    return _cli_line(lambda: files.read_text(Path("f"), what="a NCCL log"))
 
 
 def _stdin_twice() -> str:
@@ -403,7 +410,7 @@ def _stdin_twice() -> str:
     sys.stdin = io.TextIOWrapper(io.BytesIO(b"x"))
     try:
         files.read_text(Path("-"), what="a NCCL log")
-        return "error: " + _error(lambda: files.read_text(Path("-"), what="a NCCL log"))
+        return _cli_line(lambda: files.read_text(Path("-"), what="a NCCL log"))
     finally:
         sys.stdin = stdin
         files.reset_stdin()

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from gpufabric.bundle.userdata import CONFIG_PATH, SCRIPT_PATH
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, ArgumentError, UserError
 
 ENGINES = ("clush", "srun")
 _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$")
@@ -60,9 +60,11 @@ def command(
     `options`: the engine's own further options (e.g. clush's ssh options)."""
     _check_hosts(hosts)
     if not _SHA.match(sha256):
-        raise UserError(f"--sha256 {sha256!r}: 64 lower-case hex digits")
+        raise ArgumentError("sha256", "64 lower-case hex digits", value=repr(sha256))
     if not _URL.match(url):
-        raise UserError(f"--bundle {url!r}: a file:///, http:// or https:// URL without spaces")
+        raise ArgumentError(
+            "bundle", "a file:///, http:// or https:// URL without spaces", value=repr(url)
+        )
     run = [SCRIPT_PATH, CONFIG_PATH, "--bundle", url, "--sha256", sha256]
     if engine == "clush":
         argv = ["clush", "-w", ",".join(hosts), "-b", "-S"]
@@ -73,7 +75,7 @@ def command(
         return [*argv, *options, "--", *run]
     if engine == "srun":
         if topology:
-            raise UserError("--topology is ClusterShell's; srun uses Slurm's TreeWidth")
+            raise UserError(Arg("topology"), " is ClusterShell's; srun uses Slurm's TreeWidth")
         argv = [
             "srun",
             f"--nodes={len(hosts)}",
@@ -81,4 +83,4 @@ def command(
             f"--nodelist={','.join(hosts)}",
         ]
         return [*argv, *options, *run]
-    raise UserError(f"--engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    raise ArgumentError("engine", f"choose one of {', '.join(ENGINES)}", value=repr(engine))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufabric.clouds import registry
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, UserError
 from gpufabric.stack_outputs import StackOutputs
 from gpufabric.topology.model import Host, Topology, apply_names
 
@@ -75,6 +75,8 @@ def landed(
         spec = registry.get(cloud)
         raise UserError(
             f"discovery in {origin}: {len(unplaced)} node(s) found, none with a network "
-            f"position; pass --landed FILE ({spec.topology_input or 'a recorded topology'})"
+            "position; pass ",
+            Arg("landed"),
+            f" FILE ({spec.topology_input or 'a recorded topology'})",
         )
     return Topology(hosts, source=origin, unplaced=unplaced)

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from gpufabric.errors import ArgumentError, UserError
+from gpufabric.errors import Arg, UserError
 
 USAGE = "2 usage error or bad input (one line on stderr, nothing half done)"
 DEFAULT = f"0 done; {USAGE}"
@@ -50,12 +50,16 @@ def add_exit_code_epilogs(root: Any) -> None:
     root.epilog = f"Exit codes: {DEFAULT}; each command's --help lists its own."
 
 
+def flag(argument: Arg) -> str:
+    """The option that sets a library function's argument: nodes -> --nodes, label_scheme ->
+    --label-scheme (each command names its parameters after the arguments it passes on)."""
+    return f"--{argument.name.replace('_', '-')}"
+
+
 def error_line(exc: UserError) -> str:
-    """The one line a UserError prints. A library's ArgumentError names its argument (nodes);
-    the CLI says it as the option that set it (--nodes)."""
-    if isinstance(exc, ArgumentError):
-        return f"error: --{exc.argument.replace('_', '-')}: {exc.detail}"
-    return f"error: {exc}"
+    """The one line a UserError prints. A library error names its arguments (nodes); the CLI
+    says each as the option that set it (--nodes)."""
+    return f"error: {exc.said(flag)}"
 
 
 def usage_line(exc: Any) -> str | None:

@@ -24,7 +24,7 @@ import yaml
 from gpufabric.bundle import render as bundle_render
 from gpufabric.bundle import userdata
 from gpufabric.bundle.render import Bundle, BundleSpec
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, UserError
 from gpufabric.inputs.errors import InputError, one_line
 from gpufabric.inputs.formats import parse_json
 from gpufabric.lab import rootfs
@@ -85,7 +85,9 @@ def wheels_dir() -> Path:
     )
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise UserError(f"lab --boot: downloading the node runtime's wheels failed: {last}")
+        raise UserError(
+            "lab ", Arg("boot"), f": downloading the node runtime's wheels failed: {last}"
+        )
     (dest / ".complete").write_text("")
     return dest
 
@@ -93,7 +95,9 @@ def wheels_dir() -> Path:
 def publish(layout: LabLayout, objects: Path) -> Bundle:
     """Render the lab's bundle into the object-store stand-in."""
     if not (REPO / "roles").is_dir() or not (REPO / "ansible.cfg").is_file():
-        raise UserError(f"lab --boot needs the project's roles and playbooks next to {REPO}")
+        raise UserError(
+            "lab ", Arg("boot"), f" needs the project's roles and playbooks next to {REPO}"
+        )
     return bundle_render.render(lab_spec(layout), REPO, objects, wheels_dir())
 
 

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, UserError
 from gpufabric.inputs import packaged
 from gpufabric.inputs.files import read_text
 from gpufabric.storage.fio import FioRun, read_fio
@@ -167,8 +167,9 @@ def load_results(directory: Path, hosts: list[str] | None = None) -> Results:
         extra = sorted(set(found) - set(hosts))
         if extra:
             raise UserError(
-                f"{directory}: reports from {', '.join(extra)}, not among --hosts "
-                f"({', '.join(hosts)}): an earlier run's? remove them"
+                f"{directory}: reports from {', '.join(extra)}, not among ",
+                Arg("hosts"),
+                f" ({', '.join(hosts)}): an earlier run's? remove them",
             )
         found = sorted(set(hosts))
     elif not found:

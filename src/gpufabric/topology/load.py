@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from gpufabric.clouds import registry
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, ArgumentError, UserError
 from gpufabric.inputs.formats import parse_json
 from gpufabric.topology.files import read_data, read_names, read_text
 from gpufabric.topology.model import Topology, apply_names
@@ -78,7 +78,9 @@ def describe() -> list[SourceInfo]:
 
 
 def _needs_input(source: str) -> UserError:
-    return UserError(f"--source {source} needs --input FILE (a recorded {input_of(source)})")
+    return UserError(
+        Arg("source"), f" {source} needs ", Arg("input"), f" FILE (a recorded {input_of(source)})"
+    )
 
 
 def load(
@@ -92,9 +94,9 @@ def load(
     """Read a recorded response/output (or discover live where the source can)."""
     known = sources()
     if source not in known:
-        raise UserError(f"--source {source!r}: choose one of {', '.join(known)}")
+        raise ArgumentError("source", f"choose one of {', '.join(known)}", value=repr(source))
     if name_by not in ("instance-id", "private-dns"):
-        raise UserError(f"--name-by {name_by!r}: choose instance-id or private-dns")
+        raise ArgumentError("name_by", "choose instance-id or private-dns", value=repr(name_by))
     names = read_names(names_path) if names_path else None
     origin = str(input_path) if input_path else source
     if source not in FABRIC_SOURCES:
@@ -117,7 +119,9 @@ def load(
 def _run_ibnetdiscover() -> str:
     exe = shutil.which("ibnetdiscover")
     if exe is None:
-        raise UserError("ibnetdiscover is not installed here; pass --input with its saved output")
+        raise UserError(
+            "ibnetdiscover is not installed here; pass ", Arg("input"), " with its saved output"
+        )
     try:
         done = subprocess.run([exe], capture_output=True, text=True, timeout=600, check=False)
     except subprocess.TimeoutExpired:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, UserError
 
 DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 
@@ -27,7 +27,7 @@ class Parallelism:
         """Size of each dimension for `nodes` nodes, validated."""
         for dim in ("tp", "cp", "ep", "pp", "gpus_per_node"):
             if getattr(self, dim) < 1:
-                raise UserError(f"--{dim.replace('_', '-')} must be at least 1")
+                raise UserError(Arg(dim), " must be at least 1")
         world = nodes * self.gpus_per_node
         fixed = self.tp * self.cp * self.ep * self.pp
         dp = self.dp if self.dp is not None else world // fixed

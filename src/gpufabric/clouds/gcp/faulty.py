@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufabric.clouds.gcp.settings import GcpStackConfig
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, ArgumentError, UserError
 from gpufabric.inputs.formats import parse_json
 
 HOST_BEHAVIORS = ("CHIP_ERROR", "PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR")
@@ -62,16 +62,16 @@ def sdk() -> Any:
     return compute_v1
 
 
-def _one_of(option: str, value: str, allowed: tuple[str, ...]) -> str:
+def _one_of(argument: str, value: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise UserError(f"{option} {value!r}: choose one of {', '.join(allowed)}")
+        raise ArgumentError(argument, f"choose one of {', '.join(allowed)}", value=repr(value))
     return value
 
 
 def _description(text: str) -> str:
     text = text.strip()
     if not text or "\n" in text or len(text) > MAX_DESCRIPTION:
-        raise UserError(f"--description: one line of 1-{MAX_DESCRIPTION} characters")
+        raise ArgumentError("description", f"one line of 1-{MAX_DESCRIPTION} characters")
     return text
 
 
@@ -92,18 +92,22 @@ def fault_report(
     compute_v1 = sdk()
 
     if (host is None) == (block is None):
-        raise UserError("name one of --host INSTANCE or --block SUB_BLOCK_PATH")
+        raise UserError(
+            "name one of ", Arg("host"), " INSTANCE or ", Arg("block"), " SUB_BLOCK_PATH"
+        )
     text = _description(description)
     if host is not None:
         if not _INSTANCE_RE.match(host):
-            raise UserError(f"--host {host!r}: not a Compute Engine instance name")
+            raise ArgumentError("host", "not a Compute Engine instance name", value=repr(host))
         if component is not None:
-            raise UserError("--component is for a sub-block (--block), not a host")
+            raise UserError(
+                Arg("component"), " is for a sub-block (", Arg("block"), "), not a host"
+            )
         body = compute_v1.InstancesReportHostAsFaultyRequest(
-            disruption_schedule=_one_of("--disruption", schedule, HOST_SCHEDULES),
+            disruption_schedule=_one_of("disruption", schedule, HOST_SCHEDULES),
             fault_reasons=[
                 compute_v1.InstancesReportHostAsFaultyRequestFaultReason(
-                    behavior=_one_of("--behavior", behavior, HOST_BEHAVIORS), description=text
+                    behavior=_one_of("behavior", behavior, HOST_BEHAVIORS), description=text
                 )
             ],
         )
@@ -117,18 +121,20 @@ def fault_report(
     assert block is not None
     match = _SUB_BLOCK_RE.match(block)
     if not match:
-        raise UserError(
-            f"--block {block!r}: expected projects/P/reservations/R/reservationBlocks/B/"
-            "reservationSubBlocks/S (as `gpufabric capacity plan` prints it)"
+        raise ArgumentError(
+            "block",
+            "expected projects/P/reservations/R/reservationBlocks/B/reservationSubBlocks/S "
+            "(as `gpufabric capacity plan` prints it)",
+            value=repr(block),
         )
     body = compute_v1.ReservationSubBlocksReportFaultyRequest(
-        disruption_schedule=_one_of("--disruption", schedule, SUB_BLOCK_SCHEDULES),
+        disruption_schedule=_one_of("disruption", schedule, SUB_BLOCK_SCHEDULES),
         failure_component=_one_of(
-            "--component", component or "MULTIPLE_FAULTY_HOSTS", SUB_BLOCK_COMPONENTS
+            "component", component or "MULTIPLE_FAULTY_HOSTS", SUB_BLOCK_COMPONENTS
         ),
         fault_reasons=[
             compute_v1.ReservationSubBlocksReportFaultyRequestFaultReason(
-                behavior=_one_of("--behavior", behavior, SUB_BLOCK_BEHAVIORS), description=text
+                behavior=_one_of("behavior", behavior, SUB_BLOCK_BEHAVIORS), description=text
             )
         ],
     )

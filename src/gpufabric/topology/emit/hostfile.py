@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpufabric.errors import UserError
+from gpufabric.errors import ArgumentError
 from gpufabric.inputs import writers
 from gpufabric.topology.model import Host
 
@@ -19,9 +19,11 @@ def hostfile(order: Sequence[Host], style: str = "plain", slots: int = 8) -> str
     `srun --distribution=arbitrary`.
     """
     if style not in HOSTFILE_STYLES:
-        raise UserError(f"--hostfile-style {style!r}: choose one of {', '.join(HOSTFILE_STYLES)}")
+        raise ArgumentError(
+            "hostfile_style", f"choose one of {', '.join(HOSTFILE_STYLES)}", value=repr(style)
+        )
     if slots < 1:
-        raise UserError(f"--slots {slots}: must be at least 1")
+        raise ArgumentError("slots", "must be at least 1", value=str(slots))
     names = writers.hostfile(h.name for h in order)
     if style == "mpirun":
         lines = [f"{name} slots={slots}" for name in names]

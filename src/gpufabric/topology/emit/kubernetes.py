@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gpufabric.clouds import registry
 from gpufabric.clouds.spec import LabelScheme
-from gpufabric.errors import UserError
+from gpufabric.errors import Arg, ArgumentError, UserError
 from gpufabric.inputs import types, writers
 from gpufabric.topology.emit.names import dump_yaml, label_value
 from gpufabric.topology.model import Topology, level_names, padded_path
@@ -44,7 +44,7 @@ def label_schemes() -> dict[str, LabelScheme]:
 def _scheme(name: str) -> LabelScheme:
     schemes = label_schemes()
     if name not in schemes:
-        raise UserError(f"--label-scheme {name!r}: choose one of {', '.join(schemes)}")
+        raise ArgumentError("label_scheme", f"choose one of {', '.join(schemes)}", value=repr(name))
     return schemes[name]
 
 
@@ -55,9 +55,10 @@ def label_keys(topology: Topology, scheme: str = "gpufabric") -> list[str]:
     if rule.keys:
         if depth > len(rule.keys):
             short = ", ".join(k.rsplit("/", 1)[-1] for k in rule.keys)
-            raise UserError(
-                f"--label-scheme {scheme}: {scheme} labels {len(rule.keys)} levels ({short}); "
-                f"this topology has {depth}"
+            raise ArgumentError(
+                "label_scheme",
+                f"{scheme} labels {len(rule.keys)} levels ({short}); this topology has {depth}",
+                value=scheme,
             )
         return list(rule.keys[len(rule.keys) - depth :])
     return [
@@ -72,7 +73,8 @@ def _check_node_name(name: str) -> None:
     if types.problem(types.DnsSubdomain, name):
         raise UserError(
             f"host {name!r} is not a Kubernetes node name (lowercase letters, digits, '-' and "
-            "'.', at most 253): rename it with --names"
+            "'.', at most 253): rename it with ",
+            Arg("names"),
         )
 
 
@@ -129,7 +131,7 @@ def kueue_topology(
 ) -> str:
     """A Kueue Topology (topology-aware scheduling) whose levels are these labels."""
     if api not in KUEUE_APIS:
-        raise UserError(f"--kueue-api {api!r}: choose one of {', '.join(KUEUE_APIS)}")
+        raise ArgumentError("kueue_api", f"choose one of {', '.join(KUEUE_APIS)}", value=repr(api))
     if types.problem(types.DnsSubdomain, name):
         raise UserError(f"Kueue Topology name {name!r} is not a DNS-1123 subdomain")
     keys = [*label_keys(topology, scheme), "kubernetes.io/hostname"]

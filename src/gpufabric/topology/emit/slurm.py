@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 from gpufabric.clouds import registry
-from gpufabric.errors import ArgumentError, UserError
+from gpufabric.errors import Arg, ArgumentError, UserError
 from gpufabric.inputs.writers import comment
 from gpufabric.topology.emit.names import dump_yaml, slurm_names
 from gpufabric.topology.hostlist import compress, natural_key
@@ -92,14 +92,17 @@ def _blocks(topology: Topology) -> list[tuple[str, list[Host]]]:
     domains = topology.nvlink_domains()
     if not domains:
         raise UserError(
-            f"topology from {topology.source} has no NVLink domains{_nvlink_examples()}; "
-            "use --format slurm-tree"
+            f"topology from {topology.source} has no NVLink domains{_nvlink_examples()}; use ",
+            Arg("format"),
+            " slurm-tree",
         )
     loose = [h.name for h in topology.hosts if not h.nvlink_domain]
     if loose:
         raise UserError(
             f"{len(loose)} hosts have no NVLink domain (first: {loose[0]}); slurm-block needs "
-            "every node in a block; use --format slurm-yaml for a tree plus blocks"
+            "every node in a block; use ",
+            Arg("format"),
+            " slurm-yaml for a tree plus blocks",
         )
     rank = {h.name: i for i, h in enumerate(topology_order(topology))}
     ordered = sorted(domains.items(), key=lambda kv: min(rank[h.name] for h in kv[1]))
