@@ -2,9 +2,9 @@
 
 One line per verdict, as the NCCL gate prints them: 'PASS write  4 nodes: ...'. Fails on: a
 node or phase without a report, fio errors, aggregate write (read) under the goal, measurement
-under thresholds.yaml's share of the rated throughput; warns on a straggler node and on a
-measurement between the warn and fail shares. Numbers come from the results, the goal, the
-rating and thresholds.yaml, never from here.
+under thresholds.yaml's share of the rated throughput; warns on a straggler node (in any phase,
+bandwidth or metadata) and on a measurement between the warn and fail shares. Numbers come from
+the results, the goal, the rating and thresholds.yaml, never from here.
 """
 
 from __future__ import annotations
@@ -49,6 +49,11 @@ def thresholds() -> dict[str, dict[str, float]]:
 
 def _gbps(rate: float) -> str:
     return f"{rate / 1e9:.3f} GB/s"
+
+
+def _per_s(rate: float) -> str:
+    """File operations per second: whole numbers, two decimals under 10/s (a hung mount)."""
+    return f"{rate:,.0f}/s" if rate >= 10 else f"{rate:.2f}/s"
 
 
 def _bandwidth(
@@ -105,7 +110,7 @@ def _balance(phase: PhaseFigure) -> Verdict | None:
     median = phase.median_node
     floor = thresholds()["balance"]["warn_below_median"]
     if median > 0 and slow.rate < floor * median:
-        unit = _gbps if phase.phase in BYTE_PHASES else (lambda r: f"{r:,.0f}/s")
+        unit = _gbps if phase.phase in BYTE_PHASES else _per_s
         return Verdict(
             "balance",
             "warn",
@@ -193,6 +198,8 @@ def gate(results: Results, goal: Goal | None, rated_gbps: float | None = None) -
                 f"{phase.aggregate:,.0f} file {what}/s aggregate ({phase.amount:,} files in {phase.window_s:.2f} s)",
             )
         )
+        if (balance := _balance(phase)) is not None:
+            verdicts.append(balance)
     if results.ior is not None:
         for op, rate in results.ior.mean_gbps.items():
             figures[f"ior_{op}_gbps"] = rate
