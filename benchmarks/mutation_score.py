@@ -1,7 +1,8 @@
 """Mutation score of the code users trust most: the NCCL gate, the config rules, the cloud
 wiring, the topology order / emit / sources, and every module that reads input or judges a
-result (the input layer, storage, health, discovery, inventory, IPsec, each cloud's config and
-wiring).
+result (the input layer, storage, health, discovery, inventory, IPsec, each cloud's config,
+ids and wiring, NCCL output and tune, node facts, certify, capacity, the boot bundle, secret
+stores); tests/unit/test_mutation_groups.py fails when a reader is in no group.
 
     .venv/bin/python benchmarks/mutation_score.py [GROUP ...] [--children N] [--survivors]
         [--only FILE ...]
@@ -57,11 +58,16 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/clouds/aws/rules.py",
             "src/gpufabric/config/stack_reader.py",
             "src/gpufabric/config/base.py",
+            "src/gpufabric/config/load.py",
+            "src/gpufabric/plan/project.py",
+            "src/gpufabric/clouds/nebius/fabrics.py",
         ],
         [
             "tests/unit/test_config_aws.py",
             "tests/unit/test_config_gcp.py",
             "tests/unit/test_config_azure.py",
+            "tests/unit/test_config_nebius.py",
+            "tests/unit/test_config_secrets.py",
             "tests/unit/test_stack_file.py",
             "tests/unit/test_config_golden.py",
         ],
@@ -86,6 +92,168 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_sources.py",
             "tests/unit/test_topology_strict.py",
             "tests/unit/test_topology_golden.py",
+        ],
+    ),
+    # where a node's place in the network is read from: files, ibnetdiscover, cloud metadata
+    "topology-sources": (
+        [
+            "src/gpufabric/topology/load.py",
+            "src/gpufabric/topology/files.py",
+            "src/gpufabric/topology/sources/file.py",
+            "src/gpufabric/topology/sources/ib.py",
+            "src/gpufabric/clouds/oci/topology.py",
+            "src/gpufabric/clouds/nebius/topology.py",
+        ],
+        [
+            "tests/unit/test_topology_sources.py",
+            "tests/unit/test_topology_sources_list.py",
+            "tests/unit/test_topology_strict.py",
+            "tests/unit/test_topology_silent_loss.py",
+            "tests/unit/test_topology_oci.py",
+            "tests/unit/test_topology_nebius.py",
+            "tests/unit/test_topology_cli.py",
+        ],
+    ),
+    # nccl-tests output and NCCL's own log, as the gate, the report and tune read them
+    "nccl-parse": (
+        [
+            "src/gpufabric/nccl/parse/capture.py",
+            "src/gpufabric/nccl/parse/debuglog.py",
+            "src/gpufabric/nccl/parse/lines.py",
+            "src/gpufabric/nccl/parse/tests_json.py",
+            "src/gpufabric/nccl/parse/tests_text.py",
+            "src/gpufabric/nccl/parse/transport.py",
+        ],
+        [
+            "tests/unit/test_nccl_parse.py",
+            "tests/unit/test_nccl_json.py",
+            "tests/unit/test_nccl_strict.py",
+            "tests/unit/test_nccl_version_header.py",
+            "tests/unit/test_nccl_library_boundary.py",
+        ],
+    ),
+    # the tune sweep, its saved state and the pick it judges from
+    "nccl-tune": (
+        [
+            "src/gpufabric/nccl/tune/run.py",
+            "src/gpufabric/nccl/tune/sweep.py",
+            "src/gpufabric/nccl/tune/ncclrules.py",
+            "src/gpufabric/nccl/tune/tunerconf.py",
+            "src/gpufabric/nccl/report/tunefile.py",
+        ],
+        [
+            "tests/unit/test_nccl_tune.py",
+            "tests/unit/test_nccl_tune_resume.py",
+            "tests/unit/test_nccl_tuner_conf.py",
+            "tests/unit/test_nccl_report.py",
+        ],
+    ),
+    # what a node reports about itself, read by the fabric roles' decisions
+    "facts": (
+        [
+            "src/gpufabric/facts/host.py",
+            "src/gpufabric/facts/ip_link.py",
+            "src/gpufabric/facts/ibstat.py",
+            "src/gpufabric/facts/ibv_devinfo.py",
+            "src/gpufabric/facts/fi_info.py",
+            "src/gpufabric/facts/nvidia_smi_topo.py",
+            "src/gpufabric/facts/sysctl.py",
+            "src/gpufabric/facts/cloud_nics.py",
+            "src/gpufabric/facts/decisions.py",
+            "src/gpufabric/facts/report.py",
+        ],
+        [
+            "tests/unit/test_facts_host.py",
+            "tests/unit/test_facts_parsers.py",
+            "tests/unit/test_facts_sysctl.py",
+            "tests/unit/test_facts_cloud_nics.py",
+        ],
+    ),
+    # gpufabric certify: the stages, their limits and the scorecard it judges from
+    "certify": (
+        [
+            "src/gpufabric/certify/stages.py",
+            "src/gpufabric/certify/limits.py",
+            "src/gpufabric/certify/run.py",
+            "src/gpufabric/certify/hosts.py",
+            "src/gpufabric/certify/storage.py",
+            "src/gpufabric/certify/collect_node.py",
+            "src/gpufabric/certify/scorecard.py",
+            "src/gpufabric/certify/clustermax.py",
+        ],
+        [
+            "tests/unit/test_certify_run.py",
+            "tests/unit/test_certify_cli.py",
+            "tests/unit/test_certify_efficiency.py",
+            "tests/unit/test_certify_nccl_conf.py",
+            "tests/unit/test_certify_storage.py",
+        ],
+    ),
+    # capacity position before launch: each cloud's answers read, the choice judged
+    "capacity": (
+        [
+            "src/gpufabric/capacity/check.py",
+            "src/gpufabric/capacity/choose.py",
+            "src/gpufabric/capacity/landed.py",
+            "src/gpufabric/capacity/model.py",
+            "src/gpufabric/capacity/stackwrite.py",
+            "src/gpufabric/clouds/gcp/capacity.py",
+            "src/gpufabric/clouds/gcp/faulty.py",
+        ],
+        [
+            "tests/unit/test_capacity_check.py",
+            "tests/unit/test_capacity_choose.py",
+            "tests/unit/test_capacity_config.py",
+            "tests/unit/test_capacity_faulty.py",
+            "tests/unit/test_capacity_landed.py",
+            "tests/unit/test_capacity_readers.py",
+            "tests/unit/test_cli_capacity.py",
+        ],
+    ),
+    # the boot bundle and its user data, and the day-2 fan-out command lines
+    "bundle": (
+        [
+            "src/gpufabric/bundle/render.py",
+            "src/gpufabric/bundle/userdata.py",
+            "src/gpufabric/bundle/boot.py",
+            "src/gpufabric/bundle/fanout.py",
+        ],
+        [
+            "tests/unit/test_bundle.py",
+            "tests/unit/test_bundle_auth.py",
+            "tests/unit/test_bundle_fanout.py",
+        ],
+    ),
+    # host keys and the IPsec CA's stores in each cloud's secret service
+    "secrets": (
+        [
+            "src/gpufabric/hostkeys.py",
+            "src/gpufabric/clouds/oci/secret.py",
+            "src/gpufabric/clouds/nebius/secret.py",
+        ],
+        [
+            "tests/unit/test_hostkeys.py",
+            "tests/unit/test_oci_secret_store.py",
+            "tests/unit/test_nebius_secret_store.py",
+        ],
+    ),
+    # each cloud's id formats (OCIDs, AWS ids, self links, resource ids), typed at the boundary
+    "cloud-ids": (
+        [
+            "src/gpufabric/clouds/aws/ids.py",
+            "src/gpufabric/clouds/gcp/ids.py",
+            "src/gpufabric/clouds/azure/ids.py",
+            "src/gpufabric/clouds/oci/ids.py",
+            "src/gpufabric/clouds/nebius/ids.py",
+        ],
+        [
+            "tests/unit/test_config_aws.py",
+            "tests/unit/test_config_gcp.py",
+            "tests/unit/test_config_azure.py",
+            "tests/unit/test_config_oci.py",
+            "tests/unit/test_config_nebius.py",
+            "tests/unit/test_discovery_oci.py",
+            "tests/unit/test_discovery_nebius.py",
         ],
     ),
     # the boundary every input crosses: file limits, strict formats, typed values, writers

@@ -27,3 +27,33 @@ def test_every_group_names_existing_modules_and_tests(group: str) -> None:
     assert modules and tests
     missing = [f for f in [*modules, *tests] if not (REPO / f).is_file()]
     assert not missing, f"{group}: {missing}"
+
+
+# Readers that `make mutation` leaves out, and why. Everything else under src/gpufabric that
+# reads a file or stream through the input layer must be in a group.
+NOT_MUTATED = {
+    "src/gpufabric/lab/": "the test lab's own harness (the lab's hosts, faults and state)",
+    "src/gpufabric/cli/": "flags to library calls; each command's refusals are tested per reader",
+    "src/gpufabric/inputs/": "the input layer itself: the inputs group",
+    "src/gpufabric/catalog/": "tables shipped inside the package, read with inputs.packaged",
+    "src/gpufabric/nccl/profiles.py": "tables shipped inside the package",
+}
+
+
+def test_every_module_that_reads_input_is_in_a_mutation_group() -> None:
+    grouped = {m for modules, _ in _groups().values() for m in modules}
+    readers = []
+    for path in sorted((REPO / "src" / "gpufabric").rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        text = path.read_text()
+        if "gpufabric.inputs" not in text or "import" not in text:
+            continue
+        uses_reader = any(
+            name in text
+            for name in ("inputs.files", "inputs.formats", "read_text_input", "load_data")
+        ) or "from gpufabric.inputs import" in text
+        if uses_reader and not any(rel.startswith(p) for p in NOT_MUTATED):
+            readers.append(rel)
+    assert readers, "the scan found no reader"
+    missing = [r for r in readers if r not in grouped]
+    assert not missing, f"readers in no mutation group: {missing}"
