@@ -48,10 +48,13 @@ def test_every_module_that_reads_input_is_in_a_mutation_group() -> None:
         text = path.read_text()
         if "gpufabric.inputs" not in text or "import" not in text:
             continue
-        uses_reader = any(
-            name in text
-            for name in ("inputs.files", "inputs.formats", "read_text_input", "load_data")
-        ) or "from gpufabric.inputs import" in text
+        uses_reader = (
+            any(
+                name in text
+                for name in ("inputs.files", "inputs.formats", "read_text_input", "load_data")
+            )
+            or "from gpufabric.inputs import" in text
+        )
         if uses_reader and not any(rel.startswith(p) for p in NOT_MUTATED):
             readers.append(rel)
     assert readers, "the scan found no reader"
