@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
@@ -58,12 +59,10 @@ def parse_ior(text: str, source: str) -> IorResult:
         at = next(i for i, line in enumerate(lines) if line.startswith("Summary of all tests:"))
     except StopIteration:
         raise UserError(f"{source}: no 'Summary of all tests:' in it (IOR cut short?)") from None
-    header_at = next(
-        (i for i in range(at, min(at + 3, len(lines))) if "Max(MiB)" in lines[i]), None
-    )
-    if header_at is None:
+    header_at = at + 1  # every version prints the header on the next line
+    if header_at == len(lines) or "Max(MiB)" not in lines[header_at]:
         raise UserError(f"{source}: IOR summary without its header line")
-    columns = lines[header_at].replace("Summary of all tests:", "").split()
+    columns = lines[header_at].split()
     lacking = [c for c in ("Max(MiB)", "Mean(MiB)") if c not in columns]
     if lacking:
         raise UserError(f"{source}: IOR summary header without {' and '.join(lacking)}")
@@ -87,7 +86,7 @@ def parse_ior(text: str, source: str) -> IorResult:
 def _parse_ior_json(text: str, source: str) -> IorResult:
     # strict: NaN refused, and a key given twice unless with the very same value (3.3.0)
     data = parse_json(text, where=source, duplicates="identical")
-    rows = data.get("summary") if isinstance(data, dict) else None
+    rows = data.get("summary")  # text starting with "{" parses to an object
     if not isinstance(rows, list) or not rows:
         raise UserError(f"{source}: IOR JSON without a 'summary' list")
     mean: dict[str, float] = {}
@@ -97,18 +96,30 @@ def _parse_ior_json(text: str, source: str) -> IorResult:
         if not isinstance(row, dict) or row.get("operation") not in ("write", "read"):
             raise UserError(f"{where}: operation must be write or read")
         op = row["operation"]
-        mean[op] = _finite(str(row.get("bwMeanMIB")), where) * MIB / 1e9
-        top[op] = _finite(str(row.get("bwMaxMIB")), where) * MIB / 1e9
+        mean[op] = _json_gbps(row, "bwMeanMIB", where)
+        top[op] = _json_gbps(row, "bwMaxMIB", where)
     return IorResult(source, mean, top)
+
+
+def _json_gbps(row: dict[str, Any], key: str, where: str) -> float:
+    """One MiB/s figure of an IOR JSON summary row, in GB/s."""
+    value = row.get(key)
+    if value is None:
+        raise UserError(f"{where}: no {key}")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UserError(f"{where}: {key} {value!r} is not a number")
+    return _finite(str(value), f"{where}: {key}") * MIB / 1e9
 
 
 def parse_mdtest(text: str, source: str) -> dict[str, float]:
     """Mean rate (operations per second) per mdtest operation, e.g. 'File creation'.
 
     Every layout in use: 3.3.0 "SUMMARY rate: (of N iterations)" with rows "File creation :
-    max min mean sd"; 4.0.0 the same heading, rows without the colon, and with -P three per-rank
-    columns first (max min mean, then the four); master (4.1.0+dev) "SUMMARY rate (in ops/sec):
-    (of N iterations)". The mean over iterations is always the last column but one."""
+    max min mean sd"; 4.0.0 the same heading, rows without the colon, and with
+    --showRankStatistics three per-rank columns first (max min mean, then the four); master
+    (4.1.0+dev) "SUMMARY rate (in ops/sec): (of N iterations)". The table ends at its first line
+    that is not a row (-P prints a "SUMMARY time" table after a blank line). The mean over iterations is always the last
+    column but one (3.3.0's stonewall row "NA NA rate NA" too)."""
     lines = text.splitlines()
     try:
         at = next(i for i, line in enumerate(lines) if _MDTEST_RATE.match(line))
@@ -118,21 +129,18 @@ def parse_mdtest(text: str, source: str) -> dict[str, float]:
         ) from None
     rates: dict[str, float] = {}
     for number, line in enumerate(lines[at + 1 :], start=at + 2):
-        if not line.strip() or line.lstrip().startswith(("Operation", "---")):
-            if rates and not line.strip():
-                break
+        if line.lstrip().startswith(("Operation", "---")):
             continue
         match = _MDTEST_ROW.match(line)
         if match is None:
-            break
+            break  # a blank line or "-- finished at" ends the table
         numbers = match["nums"].split()
         if len(numbers) not in (4, 7):
             raise UserError(
-                f"{source}:{number}: mdtest row needs max, min, mean, std dev "
-                f"(and, with -P, three per-rank columns first); got {len(numbers)} numbers"
+                f"{source}:{number}: mdtest row needs max, min, mean, std dev (and, with "
+                f"--showRankStatistics, three per-rank columns first); got {len(numbers)} numbers"
             )
-        if numbers[-2] != "NA":
-            rates[match["op"].strip()] = _finite(numbers[-2], f"{source}:{number}")
+        rates[match["op"].strip()] = _finite(numbers[-2], f"{source}:{number}")
     if not rates:
         raise UserError(f"{source}: mdtest summary has no rows")
     return rates
