@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from gpufabric.catalog import InstanceType
+from gpufabric.catalog.networks import devices_of, ib_links
 from gpufabric.nccl.gate.thresholds import Thresholds, expected_net_devices
 from gpufabric.nccl.model import Capture, DebugInfo
 from gpufabric.nccl.parse.transport import transport
@@ -164,9 +165,7 @@ def _nics(debug: DebugInfo, facts: InstanceType, limits: Thresholds) -> list[Ver
         used = len(debug.net_nics_used)
         what = f"NET channels use NIC {', '.join(debug.net_nics_used)}"
     elif debug.net_devices:
-        fabric_devices = [
-            d for d in debug.net_devices if d.link in ("IB", "RoCE") or d.link is None
-        ]
+        fabric_devices = [d for d in debug.net_devices if d.link in ib_links() or d.link is None]
         used = len(fabric_devices)
         what = "NCCL lists " + ", ".join(d.name for d in fabric_devices)
     elif debug.ofi_nics_found is not None:
@@ -181,7 +180,7 @@ def _nics(debug: DebugInfo, facts: InstanceType, limits: Thresholds) -> list[Ver
                 "the log lists no NET devices or NET channels: NIC use not checked",
             )
         ]
-    out: list[Verdict] = _efa_devices(debug, facts)
+    out: list[Verdict] = _plugin_devices(debug, facts)
     if used < expected:
         out.append(
             Verdict(
@@ -194,24 +193,36 @@ def _nics(debug: DebugInfo, facts: InstanceType, limits: Thresholds) -> list[Ver
         )
     else:
         out.append(Verdict("nics", "pass", subject, f"{what} ({used}/{expected} expected)"))
-    links = {d.link for d in debug.net_devices if d.link}
-    if facts.fabric == "infiniband" and links == {"IB", "RoCE"}:
-        extra = ", ".join(d.name for d in debug.net_devices if d.link == "RoCE")
-        out.append(
-            Verdict(
-                "nics",
-                "warn",
-                subject,
-                f"RoCE device {extra} listed among the IB HCAs: exclude it with NCCL_IB_HCA",
-            )
-        )
+    out.extend(_foreign_links(debug, facts))
     return out
 
 
-def _efa_devices(debug: DebugInfo, facts: InstanceType) -> list[Verdict]:
-    """aws-ofi-nccl's '(found N nics)' counts EFA devices: all of the instance's must be there."""
+def _foreign_links(debug: DebugInfo, facts: InstanceType) -> list[Verdict]:
+    """NET/IB lists the fabric's HCAs under the fabric's link layer (catalog: hca_link); a
+    device of another link layer among them is not the fabric's."""
+    own = devices_of(facts.fabric).hca_link
+    links = {d.link for d in debug.net_devices if d.link}
+    if own is None or own not in links or links == {own}:
+        return []
+    others = [d for d in debug.net_devices if d.link and d.link != own]
+    kinds = "/".join(sorted({d.link for d in others if d.link}))
+    extra = ", ".join(d.name for d in others)
+    return [
+        Verdict(
+            "nics",
+            "warn",
+            "fabric",
+            f"{kinds} device {extra} listed among the {own} HCAs: exclude it with NCCL_IB_HCA",
+        )
+    ]
+
+
+def _plugin_devices(debug: DebugInfo, facts: InstanceType) -> list[Verdict]:
+    """aws-ofi-nccl's '(found N nics)' counts the devices of the fabric's libfabric provider
+    (catalog: ofi_provider): all of the instance's must be there."""
     found = debug.ofi_nics_found
-    if found is None or facts.fabric != "efa":
+    shows = devices_of(facts.fabric)
+    if found is None or shows.ofi_provider is None:
         return []
     if found < facts.fabric_nics:
         return [
@@ -219,13 +230,16 @@ def _efa_devices(debug: DebugInfo, facts: InstanceType) -> list[Verdict]:
                 "nics",
                 "fail",
                 "fabric",
-                f"aws-ofi-nccl found {found} of the {facts.fabric_nics} EFA devices of "
-                f"{facts.name}: a device is missing or down (fi_info -p efa)",
+                f"aws-ofi-nccl found {found} of the {facts.fabric_nics} {shows.devices} devices "
+                f"of {facts.name}: a device is missing or down (fi_info -p {shows.ofi_provider})",
             )
         ]
     return [
         Verdict(
-            "nics", "pass", "fabric", f"aws-ofi-nccl found {found}/{facts.fabric_nics} EFA devices"
+            "nics",
+            "pass",
+            "fabric",
+            f"aws-ofi-nccl found {found}/{facts.fabric_nics} {shows.devices} devices",
         )
     ]
 
