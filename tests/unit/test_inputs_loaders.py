@@ -198,3 +198,73 @@ def test_yaml_1_2_scalars() -> None:
         "a": None, "b": None, "c": None, "d": None, "e": None, "f": True, "g": False,
         "h": "yes", "i": "nULL",
     }  # fmt: skip
+
+
+def test_auto_reads_a_json_suffix_or_a_leading_bracket_by_json_rules(tmp_path: Path) -> None:
+    named = tmp_path / "r.json"
+    named.write_text('{"a": NaN}')  # YAML would keep the string "NaN"
+    assert _error(lambda: formats.load_data(named, what="x")) == (
+        f"{named}: line 1: 'a': NaN is not a number gpufabric accepts (JSON)"
+    )
+    bare = tmp_path / "outputs"
+    bare.write_text('\n  {"a": NaN}')
+    assert _error(lambda: formats.load_data(bare, what="x")) == (
+        f"{bare}: line 2: 'a': NaN is not a number gpufabric accepts (JSON)"
+    )
+    deep = tmp_path / "r.yaml"
+    deep.write_text("a:\n  b:\n    c: 1\n")
+    assert _error(lambda: formats.load_data(deep, what="x", max_depth=2)) == (
+        f"{deep}: line 2: nested deeper than 2 levels (YAML)"
+    )
+
+
+def test_json_refusals_count_lines_before_and_not_after() -> None:
+    assert _error(lambda: formats.parse_json("\n[1,\nNaN,\n2]\n\n", where="w")) == (
+        "w: line 3: NaN is not a number gpufabric accepts (JSON)"
+    )
+    deep = "{\n" + '"a": ' + "[" * 3 + "1" + "]" * 3 + "\n}\n\n"
+    assert _error(lambda: formats.parse_json(deep, where="w", max_depth=3)) == (
+        "w: line 2: JSON nested deeper than 3 levels"
+    )
+    # a raw line break inside a string still counts as a line
+    broken = '{"a\nb": ' + "[" * 3 + "]" * 3 + "}"
+    assert _error(lambda: formats.parse_json(broken, where="w", max_depth=3)) == (
+        "w: line 2: JSON nested deeper than 3 levels"
+    )
+
+
+def test_json_constant_glued_to_a_word_is_still_named() -> None:
+    assert _error(lambda: formats.parse_json("[NaNx]", where="w")) == (
+        "w: NaN is not a number gpufabric accepts (JSON)"
+    )
+    assert _error(lambda: formats.parse_json("[-Infinity2]", where="w")) == (
+        "w: -Infinity is not a number gpufabric accepts (JSON)"
+    )
+
+
+def test_json_depth_falls_back_after_each_closed_container() -> None:
+    # depth 3 reached only after a sibling closed: [[ [] , [[1]] ]] nests 4 deep
+    assert _error(lambda: formats.parse_json("[[[],[[1]]]]", where="w", max_depth=3)) == (
+        "w: line 1: JSON nested deeper than 3 levels"
+    )
+    assert formats.parse_json("[[[],[1]]]", where="w", max_depth=3) == [[[], [1]]]
+
+
+def test_nesting_past_pythons_own_limit_is_one_line_not_a_recursion_error() -> None:
+    text = "[" * 5000 + "]" * 5000
+    assert _error(lambda: formats.parse_json(text, where="w", max_depth=10**6)) == (
+        "w: JSON nested deeper than 1000000 levels"
+    )
+    assert _error(lambda: formats.parse_yaml(text, where="w", max_depth=10**6)) == (
+        "w: YAML nested deeper than 1000000 levels"
+    )
+
+
+def test_yaml_errors_name_the_line_and_what_is_wrong() -> None:
+    assert _error(lambda: formats.parse_yaml("\nb: \x07\n", where="w")) == (
+        "w: line 2: not valid YAML (character U+0007)"
+    )
+    assert _error(lambda: formats.parse_yaml("x: &a 1\ny: &a 2\n", where="w")) == (
+        "w: line 2: not valid YAML (found duplicate anchor 'a'; first occurrence on line 1, "
+        "then again here)"
+    )

@@ -67,15 +67,22 @@ def _constant(name: str) -> float:
     raise _Constant(name)
 
 
-def _where_constant(text: str) -> str:
-    """`line N: 'key': NaN` for the first NaN / Infinity outside strings (best effort)."""
-    stripped = _STRING.sub(lambda m: '"' + "x" * (len(m.group()) - 2) + '"', text)
+def _blank_strings(text: str) -> str:
+    """`text` with the inside of each JSON string blanked, every character kept in place (a
+    bracket or `NaN` inside a string is not JSON's; a line counted in it is the text's)."""
+    return _STRING.sub(lambda m: '"' + "x" * (len(m.group()) - 2) + '"', text)
+
+
+def _where_constant(text: str, name: str) -> str:
+    """`line N: 'key': NaN` for the first NaN / Infinity outside strings (best effort: `name`,
+    the constant json found, where the text does not show it as a word of its own)."""
+    stripped = _blank_strings(text)
     for match in _CONSTANT.finditer(stripped):
         line = text.count("\n", 0, match.start(2)) + 1
         key = text[match.start(1) : match.end(1)] if match.group(1) is not None else None
         named = f"{key!r}: " if key is not None else ""
         return f"line {line}: {named}{match.group(2)}"
-    return "NaN or Infinity"
+    return name
 
 
 def _float(text: str) -> float:
@@ -94,12 +101,12 @@ def _int(text: str) -> int:
 def _json_depth(text: str, max_depth: int, where: str) -> None:
     """Refuse nesting deeper than max_depth before json (recursive) sees it."""
     depth = 0
-    stripped = _STRING.sub('""', text)
+    stripped = _blank_strings(text)
     for match in _BRACKET.finditer(stripped):
         if match.group() in "[{":
             depth += 1
             if depth > max_depth:
-                line = stripped.count("\n", 0, match.start()) + 1
+                line = text.count("\n", 0, match.start()) + 1
                 raise StrictnessError(
                     where, f"line {line}: JSON nested deeper than {max_depth} levels"
                 )
@@ -127,8 +134,8 @@ def parse_json(
         raise StrictnessError(
             where, f"key {exc.args[0]!r} given twice in one JSON object"
         ) from None
-    except _Constant:
-        found = _where_constant(text)
+    except _Constant as exc:
+        found = _where_constant(text, exc.args[0])
         raise StrictnessError(where, f"{found} is not a number gpufabric accepts (JSON)") from None
     except json.JSONDecodeError as exc:
         at_end = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
@@ -159,6 +166,9 @@ def parse_yaml(
         problem = exc.problem or exc.context or type(exc).__name__
         if problem.startswith("but ") and exc.context:
             problem = f"{exc.context}, {problem}"
+        elif problem == "second occurrence" and exc.context and exc.context_mark is not None:
+            # PyYAML's duplicate anchor: the context says what, the problem only "where"
+            problem = f"{exc.context} on line {exc.context_mark.line + 1}, then again here"
         tag = _UNKNOWN_TAG.search(problem)
         if tag:
             name = tag.group(1).replace("tag:yaml.org,2002:", "!!")
