@@ -295,6 +295,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_storage_goal.py",
             "tests/unit/test_storage_ior_errors.py",
             "tests/unit/test_storage_real_versions.py",
+            "tests/unit/test_storage_results_dir.py",
             "tests/unit/test_storage_report.py",
             "tests/unit/test_storage_sizing.py",
             "tests/unit/test_storage_verdicts.py",

@@ -93,17 +93,16 @@ def _impossible() -> dict[str, Any]:
 
 
 def _node(host: str, phase: str, run: FioRun) -> NodeFigure:
-    side = "write" if phase == "write" else "read"
-    amount = 0
-    runtime_ms = 0
-    error = 0
-    for job in run.jobs:
-        part = job.write if side == "write" else job.read
-        amount += part.io_bytes if phase in BYTE_PHASES else part.ios
-        runtime_ms = max(runtime_ms, part.runtime_ms)
-        error = error or job.error
+    """Every job of the report together: what they moved, the longest runtime, the first error.
+    fio counts runtime in whole milliseconds: a phase reported as 0 ms is counted as 1 ms (a
+    rate, never a division by nothing), as _check_possible does."""
+    parts = [job.write if phase == "write" else job.read for job in run.jobs]
+    amount = sum(p.io_bytes if phase in BYTE_PHASES else p.ios for p in parts)
+    runtime_ms = max(p.runtime_ms for p in parts)
+    error = next((job.error for job in run.jobs if job.error), 0)
     _check_possible(run, phase, amount, runtime_ms)
-    return NodeFigure(host, amount, runtime_ms / 1000, run.end_ms - runtime_ms, run.end_ms, error)
+    counted = max(runtime_ms, 1)
+    return NodeFigure(host, amount, counted / 1000, run.end_ms - counted, run.end_ms, error)
 
 
 def _check_possible(run: FioRun, phase: str, amount: int, runtime_ms: int) -> None:
