@@ -321,6 +321,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_health_iperf3_versions.py",
             "tests/unit/test_health_ipsec.py",
             "tests/unit/test_health_judge.py",
+            "tests/unit/test_health_parsers.py",
         ],
     ),
     "discovery": (

@@ -9,9 +9,11 @@ import pytest
 from tests.conftest import capture
 
 from gpufabric.errors import UserError
+from gpufabric.health import expect as health_expect
 from gpufabric.health import parsers
 from gpufabric.health.checks import check_hosts
 from gpufabric.health.expect import expected
+from gpufabric.vocabulary import FABRICS
 
 DATA = Path(__file__).parent / "data" / "health"
 
@@ -78,8 +80,8 @@ def test_healthy_lab_hosts_pass_every_check() -> None:
     ("broken", "reason"),
     [
         ({"mtu": "9000"}, "mtu: eth0 mtu 9000, the peers' 1500"),
-        ({"operstate": "down", "carrier": "0"}, "link-down: eth0 operstate down"),
-        ({"carrier": "0"}, "link-down: eth0 operstate up"),  # no carrier, yet "up"
+        ({"operstate": "down", "carrier": "0"}, "link-down: eth0 operstate down, no carrier"),
+        ({"carrier": "0"}, "link-down: eth0 operstate up, no carrier"),  # no carrier, yet "up"
         ({"carrier_changes": "14"}, "flap: eth0 carrier_changes 14, peers' median 2"),
         ({"speed": "1000"}, "link-rate: eth0 1000 Mb/s, expected 10 Gb/s"),
     ],
@@ -189,3 +191,72 @@ def test_checks_do_not_modify_their_input() -> None:
     before = copy.deepcopy(hosts)
     run_lab(hosts)
     assert hosts == before
+
+
+def test_every_host_short_of_the_instance_types_nics_or_rate_is_bad_even_when_all_agree() -> None:
+    """The peers' view cannot hide a fault every host shares: the instance type (or the lab's
+    table) sets the NIC count and rate."""
+    exp = expected("infiniband", "Standard_ND96isr_H100_v5")
+    assert (exp.nics, exp.nic_gbps, exp.gpu_model) == (8, 400.0, "H100")
+    half = ib_host()
+    half["ib"] = {k: v for k, v in half["ib"].items() if k < "mlx5_4"}
+    out = check_hosts({"a": half, "b": copy.deepcopy(half)}, {}, exp)
+    assert out["a"]["reasons"] == out["b"]["reasons"] == ["nic-count: 4 fabric NIC(s), expected 8"]
+    slow = check_hosts({"a": ib_host(rate="200 Gb/sec (4X HDR)")}, {}, exp)
+    assert slow["a"]["reasons"] == ["link-rate: mlx5_0/1 200 Gb/s, expected 400"]
+    bare = run_lab({"a": {"net": {}, "ib": {}}, "b": {"net": {}, "ib": {}}})
+    assert bare["a"]["reasons"] == ["nic-count: 0 fabric NIC(s), expected 1"]
+
+
+def test_without_an_instance_type_only_the_peers_set_the_nic_count_and_rate() -> None:
+    exp = expected("infiniband")
+    assert (exp.nics, exp.nic_gbps, exp.gpu_model, exp.gpu_pcie_gen) == (None, None, "", None)
+    half = ib_host()
+    half["ib"] = {k: v for k, v in half["ib"].items() if k < "mlx5_4"}
+    out = check_hosts({"a": half, "b": ib_host(), "c": ib_host()}, {}, exp)
+    assert out["a"]["reasons"] == ["nic-count: 4 fabric NIC(s), expected 8"]
+
+
+def test_a_gpu_model_without_a_pcie_entry_is_judged_on_width_x16_only() -> None:
+    exp = expected("roce", "a4-highgpu-8g")  # B200: no entry in health.yaml
+    assert (exp.gpu_model, exp.gpu_pcie_gen, exp.gpu_pcie_width) == ("B200", None, 16)
+
+
+def test_the_pcie_width_in_the_table_is_the_one_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = copy.deepcopy(health_expect.table())
+    table["gpu_pcie"]["H100"] = {"gen": 5, "width": 8}
+    monkeypatch.setattr(health_expect, "table", lambda: table)
+    assert expected("infiniband", "Standard_ND96isr_H100_v5").gpu_pcie_width == 8
+
+
+@pytest.mark.parametrize("mtu", [576, 65535])
+def test_the_mtu_limits_themselves_are_valid(mtu: int) -> None:
+    assert expected("lab", mtu=mtu).mtu == mtu
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("lab", "", 575), "fabric_health_mtu: 575 is not valid; use 576-65535 (or 0: peers' MTU)"),
+        (
+            ("lab", "", 65536),
+            "fabric_health_mtu: 65536 is not valid; use 576-65535 (or 0: peers' MTU)",
+        ),
+        (
+            ("ethernet",),
+            f"gpufabric_fabric: 'ethernet' is not valid; use one of {', '.join(FABRICS)}",
+        ),
+    ],
+)
+def test_bad_expectations_are_refused_in_one_exact_line(args: tuple, message: str) -> None:
+    with pytest.raises(UserError) as exc:
+        expected(*args)
+    assert str(exc.value) == message
+
+
+def test_an_unknown_instance_type_names_its_key_first() -> None:
+    with pytest.raises(UserError) as exc:
+        expected("efa", "p5.48xlarg")
+    assert str(exc.value).startswith(
+        "fabric_health_instance_type: 'p5.48xlarg' is not valid; did you mean 'p5.48xlarge'?"
+    )

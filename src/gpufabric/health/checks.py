@@ -134,11 +134,11 @@ def check_host(
         detail=f"{count}",
     )
 
-    down = [
-        f"{n} operstate {d.get('operstate')}"
-        for n, d in nets.items()
-        if d.get("operstate") != "up" or parsers.as_int(d.get("carrier")) != 1
-    ]
+    down: list[str] = []
+    for n, d in nets.items():
+        carrier = parsers.as_int(d.get("carrier")) == 1  # "up" with no carrier is still down
+        if d.get("operstate") != "up" or not carrier:
+            down.append(f"{n} operstate {d.get('operstate')}" + ("" if carrier else ", no carrier"))
     for name, p in ports.items():
         state, phys = (
             parsers.ib_state(p.get("state", "")),
