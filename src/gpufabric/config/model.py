@@ -134,7 +134,8 @@ class RootVolume(ConfigModel):
     size_gib: StrictInt = Field(default=512, ge=100, le=16384)
     kms_key_id: str | None = None
     """A customer-managed key for the root volume: its form is the cloud's (a cloud's stack
-    model narrows the type, or its rules refuse the key)."""
+    model narrows the type); on a cloud that declares none, the key is refused
+    (config.validate)."""
 
 
 _PLAYBOOK_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}\.yml$")

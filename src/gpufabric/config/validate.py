@@ -10,7 +10,7 @@ import ipaddress
 
 from gpufabric.catalog import InstanceType, lookup
 from gpufabric.clouds import registry
-from gpufabric.config.model import StackConfig
+from gpufabric.config.model import RootVolume, StackConfig
 from gpufabric.errors import ConfigError
 from gpufabric.vocabulary import encryption_problem
 
@@ -42,7 +42,32 @@ def check(cfg: StackConfig) -> InstanceType:
     _check_network(cfg)
     _check_boot(cfg, itype)
     registry.module(itype.cloud, "rules").check(cfg, itype)
+    _check_root_key(cfg, itype)
     return itype
+
+
+def _check_root_key(cfg: StackConfig, itype: InstanceType) -> None:
+    """A root volume's key is taken only where the cloud's stack model declares its form (its
+    RootVolume narrows kms_key_id to its key format): elsewhere nothing checks the key
+    and nothing would use it, so it is refused (after the cloud's own rules, whose line says
+    more where they have one)."""
+    key = cfg.root_volume.kms_key_id
+    if key is None or declares_key_format(type(cfg.root_volume)):
+        return
+    cloud = registry.get(itype.cloud).display_name
+    raise ConfigError(
+        "gpufabric:rootVolume.kmsKeyId",
+        key,
+        f"{cloud} declares no key format for root volumes: leave it unset "
+        "(root volumes keep the cloud's own encryption)",
+    )
+
+
+def declares_key_format(model: type[RootVolume]) -> bool:
+    """Whether a cloud's RootVolume declares the form of its key (narrows the shared field)."""
+    shared = RootVolume.model_fields["kms_key_id"]
+    field = model.model_fields["kms_key_id"]
+    return field.annotation != shared.annotation or field.metadata != shared.metadata
 
 
 def _check_reservations(cfg: StackConfig, itype: InstanceType) -> None:
