@@ -21,10 +21,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from pydantic import AwareDatetime, BaseModel, StrictInt, StrictStr, ValidationError
 
 from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB, read_bytes, read_text
 from gpufabric.inputs.formats import load_json, parse_json
+from gpufabric.inputs.models import render
 from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, encrypted_pem, pbkdf2_iterations
 
 CA_KEY = "ca.key.pem"
@@ -50,14 +52,16 @@ def _require(passphrase: bytes) -> bytes:
     return passphrase
 
 
-def _write_key(path: Path, key: ec.EllipticCurvePrivateKey, passphrase: bytes) -> None:
-    """Write the key encrypted, atomically, mode 0600."""
+def _write_key(path: Path, key: ec.EllipticCurvePrivateKey, passphrase: bytes) -> bytes:
+    """Write the key encrypted, atomically, mode 0600; the PEM written."""
     tmp = path.with_name(path.name + ".new")
-    tmp.unlink(missing_ok=True)
+    tmp.unlink(missing_ok=True)  # left by an interrupted write
+    pem = encrypted_pem(key, passphrase)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(encrypted_pem(key, passphrase))
+        handle.write(pem)
     os.replace(tmp, path)
+    return pem
 
 
 def ensure_ca(
@@ -116,11 +120,15 @@ def load_ca(
     data = read_bytes(directory / CA_KEY, what="the CA key (PEM)", max_bytes=MiB)
     if b"ENCRYPTED" not in data.split(b"\n", 1)[0]:
         check_passphrase(passphrase)
-        plain = serialization.load_pem_private_key(data, password=None)
+        try:
+            plain = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError):
+            raise UserError(
+                f"ipsec_ca_dir: {directory / CA_KEY} is not a PEM private key"
+            ) from None
         if not isinstance(plain, ec.EllipticCurvePrivateKey):
             raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
-        _write_key(directory / CA_KEY, plain, passphrase)
-        data = read_bytes(directory / CA_KEY, what="the CA key (PEM)", max_bytes=MiB)
+        data = _write_key(directory / CA_KEY, plain, passphrase)
     try:
         key = serialization.load_pem_private_key(data, password=passphrase)
     except (ValueError, TypeError):
@@ -229,7 +237,7 @@ def record_issued(directory: Path, cert: x509.Certificate, identity: str) -> Non
     with os.fdopen(fd, "r+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         text = handle.read()
-        issued = parse_json(text, where=str(path)) if text.strip() else []
+        issued = _checked(parse_json(text, where=str(path)), path) if text.strip() else []
         issued.append({"serial": cert.serial_number, "identity": identity,
                        "not_before": cert.not_valid_before_utc.isoformat(),
                        "not_after": cert.not_valid_after_utc.isoformat()})  # fmt: skip
@@ -238,6 +246,29 @@ def record_issued(directory: Path, cert: x509.Certificate, identity: str) -> Non
         handle.write(json.dumps(issued, indent=1) + "\n")
 
 
+class _Issued(BaseModel):
+    """One entry of issued.json (the CRL reads serial, identity and not_after)."""
+
+    serial: StrictInt
+    identity: StrictStr
+    not_after: AwareDatetime
+
+
+def _checked(data: object, path: Path) -> list[dict[str, object]]:
+    """issued.json as written by record_issued, or one line naming the file and entry."""
+    if not isinstance(data, list):
+        raise UserError(f"{path}: expected a list of issued certificates")
+    for i, entry in enumerate(data):
+        try:
+            _Issued.model_validate(entry)
+        except ValidationError as exc:
+            raise UserError(f"{path}: entry {i}: {render(exc)}") from None
+    return data
+
+
 def issued(directory: Path) -> list[dict[str, object]]:
+    """The certificates issued so far, in issue order ([] before the first)."""
     path = directory / ISSUED
-    return load_json(path, what="the CA's issued.json") if path.exists() else []
+    if not path.exists():
+        return []
+    return _checked(load_json(path, what="the CA's issued.json"), path)
