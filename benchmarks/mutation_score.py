@@ -291,6 +291,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "tests/unit/test_storage_bench.py",
+            "tests/unit/test_storage_fio_errors.py",
             "tests/unit/test_storage_gate_lines.py",
             "tests/unit/test_storage_goal.py",
             "tests/unit/test_storage_ior_errors.py",

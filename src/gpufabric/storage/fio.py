@@ -61,8 +61,8 @@ def _json_part(text: str, source: str) -> dict[str, Any]:
     return data
 
 
-def _count(obj: Any, key: str, where: str) -> int:
-    value = obj.get(key) if isinstance(obj, dict) else None
+def _count(obj: dict[str, Any], key: str, where: str) -> int:
+    value = obj.get(key)
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
