@@ -50,6 +50,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_strict.py",
             "tests/unit/test_nccl_thresholds.py",
             "tests/unit/test_gate_golden.py",
+            "tests/unit/test_nccl_fabric_data.py",
         ],
     ),
     "config": (
@@ -70,6 +71,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_secrets.py",
             "tests/unit/test_stack_file.py",
             "tests/unit/test_config_golden.py",
+            "tests/unit/test_config_root_key.py",
         ],
     ),
     "cloud": (
@@ -130,6 +132,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_strict.py",
             "tests/unit/test_nccl_version_header.py",
             "tests/unit/test_nccl_library_boundary.py",
+            "tests/unit/test_nccl_fabric_data.py",
         ],
     ),
     # the tune sweep, its saved state and the pick it judges from
