@@ -240,6 +240,23 @@ def _mdtest_times_only() -> str:
     )
 
 
+HPC_IOR = Path(__file__).resolve().parent / "storage_data" / "hpc-ior" / "3.3.0"
+
+
+def _ior_changed(old: str, new: str) -> str:
+    from gpufabric.storage.ior import parse_ior
+
+    text = (HPC_IOR / "ior.txt").read_text()
+    return _cli_line(lambda: parse_ior(text.replace(old, new, 1), "results/ior.txt"))
+
+
+def _mdtest_row_short() -> str:
+    from gpufabric.storage.ior import parse_mdtest
+
+    text = (HPC_IOR / "mdtest.txt").read_text().replace("3862.405        500.454", "3862.405")
+    return _cli_line(lambda: parse_mdtest(text, "results/mdtest.txt"))
+
+
 def _health(stdout: str) -> str:
     import subprocess
 
@@ -456,6 +473,11 @@ FILE_CASES = {
     "not run together": _apart,
     "asked host without reports": _missing_host,
     "mdtest times only": _mdtest_times_only,
+    "ior row cut short": lambda: _ior_changed(
+        "write        2890.32    2147.46    2518.89", "write        2890.32    2147.46\n"
+    ),
+    "ior header without mean": lambda: _ior_changed("Mean(MiB)", "Avg(MiB)"),
+    "mdtest row cut short": _mdtest_row_short,
     "health no hosts": lambda: _health("[WARNING]: No hosts matched, nothing to do\n"),
     "health unreachable": lambda: _health(UNREACHABLE),
     "tune other nodes": _tune_nodes,
