@@ -71,6 +71,11 @@ needs_captures = pytest.mark.captures  # for tests whose module constants name c
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "captures: reads the real captures (skips without them)")
+    # programs the tests start (the CLI, Ansible's filter plugins) import this checkout's
+    # library, whichever checkout the environment's editable install points at
+    src = str(REPO / "src")
+    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
+    os.environ["PYTHONPATH"] = os.pathsep.join([src, *rest])
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
