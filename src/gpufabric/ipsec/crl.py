@@ -15,6 +15,7 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 
+from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB, read_bytes
 from gpufabric.ipsec import certs
 
@@ -47,7 +48,13 @@ def current(directory: Path) -> x509.CertificateRevocationList | None:
     path = directory / CRL
     if not path.exists():
         return None
-    return x509.load_pem_x509_crl(read_bytes(path, what="the CRL (PEM)", max_bytes=16 * MiB))
+    data = read_bytes(path, what="the CRL (PEM)", max_bytes=16 * MiB)
+    try:
+        return x509.load_pem_x509_crl(data)
+    except ValueError:
+        raise UserError(
+            f"{path}: not a PEM certificate revocation list; remove it to have it written again"
+        ) from None
 
 
 def update_crl(
