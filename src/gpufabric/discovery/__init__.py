@@ -84,8 +84,8 @@ def shape(data: Any) -> str:
 
 
 def _printed_by(kind: str) -> str:
-    cloud = kind.partition("-")[0]
-    if kind in ("empty", "unknown") or cloud not in registry.names():
+    cloud = kind.partition("-")[0]  # 'empty' and 'unknown' name no cloud
+    if cloud not in registry.names():
         return "no cloud CLI's output I know"
     return registry.get(cloud).discovery_input
 
