@@ -126,6 +126,32 @@ def test_azure_deploy_role_cannot_assign_roles_and_manages_the_boot_storage() ->
             assert f"Microsoft.Storage/{kind}/{verb}" in actions, (kind, verb)
 
 
+def test_azure_deploy_role_can_upload_the_bundle_the_way_the_provider_does() -> None:
+    """pulumi-azure-native's Blob lists the storage account's keys and writes with Shared Key
+    (provider/pkg/resources/customresources/custom_storage_azidentity.go, since
+    pulumi/pulumi-azure-native#3719), not with the blob data actions: without listkeys the
+    upload fails, and with Shared Key access off on the account it fails too."""
+    plan = plan_for("azure-ndv5", BOOT)
+    (blob,) = plan.of_type("azure-native:storage:Blob")
+    assert blob.inputs["type"] == "Block"
+    (account,) = plan.of_type("azure-native:storage:StorageAccount")
+    assert account.inputs.get("allowSharedKeyAccess", True) is True
+    storage = {a for a in azure_actions("deploy") if a.startswith("Microsoft.Storage/")}
+    assert storage == {
+        # data actions: the Pulumi state (pulumi login azblob://), not the bundle
+        "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete",
+        "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read",
+        "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write",
+        "Microsoft.Storage/storageAccounts/blobServices/containers/delete",
+        "Microsoft.Storage/storageAccounts/blobServices/containers/read",
+        "Microsoft.Storage/storageAccounts/blobServices/containers/write",
+        "Microsoft.Storage/storageAccounts/delete",
+        "Microsoft.Storage/storageAccounts/listkeys/action",
+        "Microsoft.Storage/storageAccounts/read",
+        "Microsoft.Storage/storageAccounts/write",
+    }
+
+
 def test_oci_boot_statements_name_the_boot_bucket_the_plan_creates() -> None:
     boot = [s for s in oci_statements() if "-boot'" in s]
     kinds = set()
