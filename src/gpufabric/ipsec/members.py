@@ -92,12 +92,6 @@ def plain_ipv4(value: object) -> bool:
         return False
 
 
-def check_members(members: Iterable[Mapping[str, Any]]) -> None:
-    problems = member_problems(members)
-    if problems:
-        raise UserError("; ".join(problems))
-
-
 def guard_exempt(
     explicit: Iterable[object], found: Iterable[object], network: str, members: Iterable[str]
 ) -> list[str]:
