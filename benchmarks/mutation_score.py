@@ -375,6 +375,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/ipsec/swanctl.py",
         ],
         [
+            "tests/unit/test_ipsec_ca_cli.py",
             "tests/unit/test_ipsec_ca_key.py",
             "tests/unit/test_ipsec_certs.py",
             "tests/unit/test_ipsec_crl.py",
