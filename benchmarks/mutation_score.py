@@ -273,6 +273,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "tests/unit/test_inputs_files.py",
+            "tests/unit/test_inputs_files_messages.py",
             "tests/unit/test_inputs_formats.py",
             "tests/unit/test_inputs_types.py",
             "tests/unit/test_inputs_writers.py",

@@ -129,8 +129,10 @@ def read_bytes(path: str | Path, *, what: str, max_bytes: int = DEFAULT_MAX_BYTE
     if st.st_size > max_bytes:
         raise TooLargeError(where, f"{_size(st.st_size)}, too large for {what}")
     try:
-        # O_NONBLOCK: a file swapped for a FIFO after the stat cannot hang the open
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+        # O_NONBLOCK: a file swapped for a FIFO after the stat cannot hang the open; O_NOCTTY:
+        # nor can one swapped for a terminal become ours (Python opens every descriptor
+        # close-on-exec already, PEP 446)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
         raise InputError(where, f"cannot read ({exc.strerror or exc})") from None
     try:
