@@ -17,6 +17,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from gpufabric.ipsec import ca as ca_cli
 from gpufabric.ipsec import certs, crl
 
+pytestmark = pytest.mark.usefixtures("ipsec_fast_kdf")
+
 PW = "a passphrase for the cli tests"
 
 

@@ -22,6 +22,8 @@ from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB
 from gpufabric.ipsec import certs
 
+pytestmark = pytest.mark.usefixtures("ipsec_fast_kdf")
+
 PW = b"a passphrase for the cert tests"
 SKEW = dt.timedelta(minutes=5)  # hosts whose clock is this far behind accept a fresh cert
 

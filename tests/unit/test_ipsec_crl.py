@@ -17,6 +17,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from gpufabric.errors import UserError
 from gpufabric.ipsec import certs, crl
 
+pytestmark = pytest.mark.usefixtures("ipsec_fast_kdf")
+
 PW = b"a passphrase for the crl tests"
 
 

@@ -19,6 +19,8 @@ from gpufabric.ipsec import certs
 from gpufabric.ipsec.offload import esp_feature, nic_model, plan_datapath, version
 from gpufabric.ipsec.proposals import check_proposal, proposal_problems
 
+pytestmark = pytest.mark.usefixtures("ipsec_fast_kdf")
+
 
 @pytest.mark.parametrize(
     ("value", "kind"),

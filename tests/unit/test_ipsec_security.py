@@ -19,6 +19,8 @@ from gpufabric.ipsec import ca as ca_cli
 from gpufabric.ipsec import certs, crl
 from gpufabric.ipsec.members import fabric_network, ipv4, member_problems
 
+pytestmark = pytest.mark.usefixtures("ipsec_fast_kdf")
+
 REPO = Path(__file__).resolve().parents[2]
 ROLE = REPO / "roles" / "ipsec"
 PW = b"a passphrase for tests"

@@ -27,7 +27,8 @@ from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB, read_bytes, read_text
 from gpufabric.inputs.formats import load_json, parse_json
 from gpufabric.inputs.models import render
-from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, encrypted_pem, pbkdf2_iterations
+from gpufabric.ipsec import keyfile
+from gpufabric.ipsec.keyfile import check_passphrase, encrypted_pem, pbkdf2_iterations
 
 CA_KEY = "ca.key.pem"
 CA_CERT = "ca.cert.pem"
@@ -137,7 +138,7 @@ def load_ca(
         ) from None
     if not isinstance(key, ec.EllipticCurvePrivateKey):
         raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
-    if (pbkdf2_iterations(data) or 0) < ITERATIONS:
+    if (pbkdf2_iterations(data) or 0) < keyfile.ITERATIONS:
         _write_key(directory / CA_KEY, key, passphrase)
     return key, x509.load_pem_x509_certificate(
         read_bytes(directory / CA_CERT, what="the CA certificate (PEM)", max_bytes=MiB)

@@ -78,9 +78,11 @@ def check_passphrase(passphrase: bytes) -> None:
 
 
 def encrypted_pem(
-    key: ec.EllipticCurvePrivateKey, passphrase: bytes, iterations: int = ITERATIONS
+    key: ec.EllipticCurvePrivateKey, passphrase: bytes, iterations: int | None = None
 ) -> bytes:
-    """`key` as an ENCRYPTED PRIVATE KEY PEM (PBES2, PBKDF2-HMAC-SHA256, AES-256-CBC)."""
+    """`key` as an ENCRYPTED PRIVATE KEY PEM (PBES2, PBKDF2-HMAC-SHA256, AES-256-CBC), with
+    ITERATIONS rounds of PBKDF2 unless told otherwise."""
+    iterations = ITERATIONS if iterations is None else iterations
     plain = key.private_bytes(
         serialization.Encoding.DER,
         serialization.PrivateFormat.PKCS8,
