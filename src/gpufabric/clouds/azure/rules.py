@@ -68,10 +68,11 @@ def check(cfg: AzureStackConfig, itype: InstanceType) -> None:
 def _check_location_zone(cfg: AzureStackConfig) -> None:
     if not _LOCATION_RE.match(cfg.region):
         hint = re.sub(r"[^a-z0-9]", "", cfg.region.lower())
+        guess = f" (did you mean '{hint}'?)" if _LOCATION_RE.match(hint) else ""
         raise ConfigError(
             "azure-native:location",
             cfg.region,
-            f"expected an Azure location name like eastus or westeurope (did you mean '{hint}'?)",
+            f"expected an Azure location name like eastus or westeurope{guess}",
         )
     if cfg.zone not in ZONES:
         raise ConfigError(
@@ -148,10 +149,6 @@ def _check_capacity(cfg: AzureStackConfig, itype: InstanceType) -> None:
 def _check_lustre(cfg: AzureStackConfig, amlfs: AzureManagedLustreConfig) -> None:
     key = "gpufabric:storage"
     # format rules here rather than in the model: pydantic would add the union tag to the key
-    if not amlfs.mount_point.startswith("/") or amlfs.mount_point == "/":
-        raise ConfigError(
-            f"{key}.mountPoint", amlfs.mount_point, "must be an absolute path other than /"
-        )
     when = amlfs.maintenance_window.time_of_day_utc
     if not _TIME_RE.match(when):
         raise ConfigError(

@@ -38,6 +38,8 @@ FILESTORE_TIERS = {
 # the other services fit in a /24 (docs/sources.md C.5; docs/gcp.md)
 PSA_MAX_PREFIX = {"managed-lustre": 23, "parallelstore": 24, "filestore": 24}
 GCP_RESERVED_PER_SUBNET = 4  # network, gateway, second-to-last and broadcast addresses
+# the smallest IPv4 subnet GCP creates, a /29 ([P] cloud.google.com/vpc/docs/subnets)
+GCP_SMALLEST_SUBNET = 29
 
 _ZONE_RE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-(?P<suffix>[a-z])$")
 _RESERVATION_RE = re.compile(
@@ -199,20 +201,37 @@ def _check_gpu_network(cfg: GcpStackConfig, itype: InstanceType) -> None:
                 cfg.gcp.secondary_host_cidr,
                 f"overlaps gpufabric:network.cidr {cfg.network.cidr}",
             )
-        _fits_nodes(cfg, "gpufabric:gcp.secondaryHostCidr", second)
-    if gpu.prefixlen + math.ceil(math.log2(itype.fabric_nics)) > 29:
+        _fits_nodes(cfg, "gpufabric:gcp.secondaryHostCidr", cfg.gcp.secondary_host_cidr, second)
+    extra_bits = math.ceil(math.log2(itype.fabric_nics))
+    if gpu.prefixlen + extra_bits > GCP_SMALLEST_SUBNET:
         raise ConfigError(
             "gpufabric:gcp.gpuCidr",
             cfg.gcp.gpu_cidr,
-            f"too small to split into {itype.fabric_nics} GPU subnets",
+            f"too small to split into {itype.fabric_nics} GPU subnets of at least "
+            f"/{GCP_SMALLEST_SUBNET} (GCP's smallest); use a /{GCP_SMALLEST_SUBNET - extra_bits} "
+            "or larger",
         )
-    smallest = ipaddress.IPv4Network(gpu_subnets(cfg, itype)[0])
-    _fits_nodes(cfg, "gpufabric:gcp.gpuCidr", smallest)
+    each = ipaddress.IPv4Network(gpu_subnets(cfg, itype)[0])  # all of one size
+    what = f"each of its {itype.fabric_nics} GPU subnets (/{each.prefixlen})"
+    _fits_nodes(cfg, "gpufabric:gcp.gpuCidr", cfg.gcp.gpu_cidr, each, what)
 
 
-def _fits_nodes(cfg: GcpStackConfig, key: str, subnet: ipaddress.IPv4Network) -> None:
-    if cfg.nodes > subnet.num_addresses - GCP_RESERVED_PER_SUBNET:
-        raise ConfigError(key, str(subnet), f"a subnet of this size cannot hold {cfg.nodes} nodes")
+def _fits_nodes(
+    cfg: GcpStackConfig,
+    key: str,
+    value: str,
+    subnet: ipaddress.IPv4Network,
+    what: str = "this range",
+) -> None:
+    """`subnet` (the key's range, or the part of it `what` names) holds every node."""
+    room = subnet.num_addresses - GCP_RESERVED_PER_SUBNET
+    if cfg.nodes > room:
+        raise ConfigError(
+            key,
+            value,
+            f"{what} has room for {room} nodes (GCP reserves {GCP_RESERVED_PER_SUBNET} "
+            f"addresses in every subnet): it cannot hold {cfg.nodes} nodes",
+        )
 
 
 def _check_labels(cfg: GcpStackConfig) -> None:
@@ -236,7 +255,6 @@ def _check_storage(cfg: GcpStackConfig) -> None:
     storage = cfg.storage
     if isinstance(storage, NoStorage):
         return
-    _check_mount_point(storage.mount_point)
     psa = ipaddress.IPv4Network(cfg.network.storage_subnet)
     most = PSA_MAX_PREFIX[storage.type]
     if psa.prefixlen > most:
@@ -251,13 +269,6 @@ def _check_storage(cfg: GcpStackConfig) -> None:
         _check_parallelstore(storage)
     else:
         _check_filestore(storage)
-
-
-def _check_mount_point(path: str) -> None:
-    if not path.startswith("/") or path == "/" or " " in path:
-        raise ConfigError(
-            "gpufabric:storage.mountPoint", path, "must be an absolute directory other than /"
-        )
 
 
 def _check_lustre(lustre: ManagedLustreConfig) -> None:

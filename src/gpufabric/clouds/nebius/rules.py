@@ -20,7 +20,7 @@ from gpufabric.errors import ConfigError
 BLOCK_SIZES = tuple(2**n for n in range(12, 18))
 FILESYSTEM_TYPES = ("NETWORK_SSD", "NETWORK_HDD", "WEKA", "VAST")
 _REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+\d+$")
-_MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")
+_MOUNT_TAG_RE = re.compile(r"^[a-z][a-z0-9-]{0,35}$")  # a virtiofs tag holds at most 36 bytes
 _RESERVATION_RE = re.compile(r"^[a-z][a-z0-9-]{2,62}$")
 
 
@@ -101,8 +101,5 @@ def _check_storage(cfg: NebiusStackConfig) -> None:
         raise ConfigError(
             f"{key}.mountTag",
             storage.mount_tag,
-            "lowercase letters, digits or '-', starting with a letter",
+            "1-36 lowercase letters, digits or '-', starting with a letter (a virtiofs tag)",
         )
-    path = storage.mount_point
-    if not path.startswith("/") or path == "/" or any(c.isspace() for c in path):
-        raise ConfigError(f"{key}.mountPoint", path, "must be an absolute directory other than /")

@@ -164,9 +164,6 @@ def _check_storage(cfg: OciStackConfig) -> None:
             storage.file_system_name,
             "1-8 letters, digits or '_' (used in every mount command)",
         )
-    path = storage.mount_point
-    if not path.startswith("/") or path == "/" or any(c.isspace() for c in path):
-        raise ConfigError(f"{key}.mountPoint", path, "must be an absolute directory other than /")
     if storage.kms_key_id is not None and ocid_type(storage.kms_key_id) != "key":
         raise ConfigError(
             f"{key}.kmsKeyId", storage.kms_key_id, "must be a Vault key OCID (ocid1.key.oc1...)"
@@ -183,7 +180,11 @@ def _check_lustre_subnet(cfg: OciStackConfig, capacity_gb: int) -> None:
     room = subnet.num_addresses - OCI_RESERVED_PER_SUBNET
     need = lustre_addresses(capacity_gb)
     if need > room:
-        prefix = next(p for p in range(subnet.prefixlen, 0, -1) if 2 ** (32 - p) - 3 >= need)
+        prefix = next(
+            p
+            for p in range(subnet.prefixlen, 0, -1)
+            if 2 ** (32 - p) - OCI_RESERVED_PER_SUBNET >= need
+        )
         raise ConfigError(
             "gpufabric:network.storageSubnet",
             cfg.network.storage_subnet,
