@@ -408,6 +408,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_nebius.py",
             "tests/unit/test_config_mount_points.py",
             "tests/unit/test_stack_file.py",
+            "tests/unit/test_config_golden.py",
+            "tests/unit/test_config_gcp_edges.py",
+            "tests/unit/test_config_azure_edges.py",
+            "tests/unit/test_config_oci_edges.py",
+            "tests/unit/test_config_nebius_edges.py",
         ],
     ),
     # each cloud's wiring: the catalog's wiring block typed (facts) and the cluster it builds
