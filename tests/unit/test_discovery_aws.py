@@ -67,6 +67,15 @@ def test_describe_instances_asks_for_at_most_100_ids_a_call() -> None:
     assert [i["InstanceId"] for i in aws.instances(doc, "t")] == [ids[0], ids[100]]
 
 
+def test_a_page_without_reservations_lists_no_instance() -> None:
+    """The EC2 model does not require Reservations in an answer: such a page holds nothing."""
+    client = _ec2()
+    with Stubber(client) as stub:
+        stub.add_response("describe_instances", {}, {"InstanceIds": ["i-0a"]})
+        doc = aws.Ec2("us-east-1", client).describe_instances(instance_ids=["i-0a"])
+    assert doc == {"Reservations": []}
+
+
 def test_describe_instance_topology_with_filters_and_no_ids() -> None:
     client = _ec2()
     query = {"Filters": [{"Name": "instance-type", "Values": ["p5.48xlarge"]}]}
@@ -115,15 +124,17 @@ def test_live_reads_the_leaves_unless_told_not_to() -> None:
     assert [n.leaf for n in found.nodes] == ["nn-c"]
 
 
-def test_a_malformed_live_answer_names_the_aws_api() -> None:
-    out = _outputs("aws-h100")
+@pytest.mark.parametrize("stack", ["aws-h100", "aws-a100"])  # by the group's tag; by id
+def test_a_malformed_live_answer_names_the_aws_api(stack: str) -> None:
+    out = _outputs(stack)
+    group = out.nodes.groups[0]
+    query = (
+        {"InstanceIds": group.members}
+        if group.members
+        else {"Filters": [{"Name": "tag:aws:autoscaling:groupName", "Values": [group.name]}]}
+    )
     client = _ec2()
     with Stubber(client) as stub:
-        query = {
-            "Filters": [
-                {"Name": "tag:aws:autoscaling:groupName", "Values": [out.nodes.groups[0].name]}
-            ]
-        }
         stub.add_response("describe_instances", {"Reservations": [{"Groups": []}]}, query)
         with pytest.raises(UserError) as err:
             aws.live(out, client)
