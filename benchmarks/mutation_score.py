@@ -431,6 +431,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "tests/unit/test_catalog.py",
+            "tests/unit/test_cloud_facts.py",
             "tests/pulumi/test_aws_plan.py",
             "tests/pulumi/test_gcp_plan.py",
             "tests/pulumi/test_azure_plan.py",
