@@ -157,3 +157,22 @@ def test_each_command_says_what_its_options_are(
     assert code == 0
     for help_text in helps:
         assert help_text in text, help_text
+
+
+def test_without_the_passphrase_the_cli_says_where_to_set_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ca_cli.PASSPHRASE_ENV)
+    argv = ["ensure", "--dir", str(tmp_path / "ca"), "--cn", "t", "--days", "3"]
+    assert _run(argv, capsys) == (
+        2,
+        "",
+        "error: GPUFABRIC_IPSEC_CA_PASSPHRASE is not set: the cluster CA key is kept encrypted "
+        "with it; export it in the controller's environment (never as an Ansible variable)\n",
+    )
+    assert not (tmp_path / "ca").exists()
+
+
+def test_usage_names_the_command_as_the_role_runs_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["sign", "--help"], capsys)
+    assert code == 0 and "Usage: python -m gpufabric.ipsec.ca sign [OPTIONS]" in out
