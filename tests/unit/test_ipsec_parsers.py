@@ -57,3 +57,23 @@ def test_plaintext_between_members_is_reported() -> None:
     other = "18:00:00.2 IP 10.200.9.9 > 10.200.2.11: ICMP echo request, id 7, seq 1, length 64"
     verdict = classify(f"{line}\n{other}\n", [H1, H2, H3])
     assert verdict.plaintext == [line]  # a non-member is not part of the mesh
+
+
+def test_fields_of_each_sa_and_a_connecting_sa_has_no_algorithms() -> None:
+    sas = parse_list_sas(_read("swanctl_list_sas_h1_h3_down.txt"))
+    connecting = sas[0]
+    assert (connecting.version, connecting.local_id, connecting.local_addr) == (
+        "IKEv2",
+        "%any",
+        H1,
+    )
+    assert connecting.algorithms == "" and connecting.children == []  # "active: ..." is not one
+    assert [c.name for c in sas[1].children] == ["gf-h2"]
+
+
+def test_lines_before_the_first_sa_are_skipped_not_the_end() -> None:
+    """strongSwan prints plugin warnings first when a plugin does not load."""
+    text = _read("swanctl_list_sas_h1_all_up.txt")
+    warned = "plugin 'curve25519': failed to load - not found\n" + text
+    assert parse_list_sas(warned) == parse_list_sas(text)
+    assert len(parse_list_sas(warned)) == 2
