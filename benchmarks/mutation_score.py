@@ -320,6 +320,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "tests/unit/test_health_checks.py",
+            "tests/unit/test_health_checks_fabrics.py",
             "tests/unit/test_health_act_report.py",
             "tests/unit/test_health_bisect.py",
             "tests/unit/test_health_cli.py",
