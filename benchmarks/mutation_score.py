@@ -170,6 +170,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_facts_parsers.py",
             "tests/unit/test_facts_sysctl.py",
             "tests/unit/test_facts_cloud_nics.py",
+            "tests/unit/test_facts_strict.py",
         ],
     ),
     # gpufabric certify: the stages, their limits and the scorecard it judges from

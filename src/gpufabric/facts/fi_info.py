@@ -2,10 +2,13 @@
 
 Entries start with `provider: efa` and continue with indented `fabric:`, `domain:`,
 `version:`, `type:`, `protocol:` (real capture fi_info/fi_info_p_efa_rdm_p4de_4nic.txt).
+fi_info names the domain of every entry; an entry without one is refused, so that it is never
+counted as an EFA device.
 """
 
 from __future__ import annotations
 
+from gpufabric.errors import UserError
 from gpufabric.facts.models import FiDomain
 
 
@@ -21,11 +24,14 @@ def parse(text: str) -> tuple[FiDomain, ...]:
             entries.append({"provider": value})
         elif entries:
             entries[-1].setdefault(key, value)
+    for n, e in enumerate(entries, 1):
+        if not e.get("domain"):
+            raise UserError(f"fi_info: entry {n} (provider {e['provider']}) names no domain")
     return tuple(
         FiDomain(
             provider=e["provider"],
             fabric=e.get("fabric", ""),
-            domain=e.get("domain", ""),
+            domain=e["domain"],
             version=e.get("version", ""),
             ep_type=e.get("type", ""),
             protocol=e.get("protocol", ""),

@@ -1,0 +1,250 @@
+"""The node's own tool output, read strictly: what each field reads as when a tool leaves it
+out, and one line naming the entry and the field for what no real tool prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import capture
+
+from gpufabric.errors import UserError
+from gpufabric.facts import fi_info, host, ip_link, report
+from gpufabric.facts.models import FiDomain, NetLink
+
+DATA = Path(__file__).resolve().parent / "facts_data"
+
+
+# --- ip -j -d link --------------------------------------------------------------------------
+
+
+def test_ip_link_every_field_of_a_real_capture():
+    links = ip_link.parse((DATA / "ip_j_d_link_netns_veth_bridge.json").read_text())
+    assert links[2] == NetLink(
+        name="vh1",
+        index=3,
+        mtu=1500,
+        operstate="UP",
+        link_type="ether",
+        kind="veth",
+        address="2e:45:f4:80:98:81",
+        master="br0",
+    )
+
+
+def test_ip_link_fields_left_out_read_as_their_defaults():
+    """An interface with no address (a tun or WireGuard link), no master, no linkinfo."""
+    text = json.dumps([{"ifindex": 1, "ifname": "wg0", "mtu": 0}])
+    assert ip_link.parse(text) == (
+        NetLink(
+            name="wg0",
+            index=1,
+            mtu=0,
+            operstate="UNKNOWN",
+            link_type="",
+            kind="",
+            address="",
+            master="",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "e" * 15,  # the longest name the kernel gives
+        "enX0",  # systemd's name for a Xen netfront NIC (older EC2 types)
+        "enP2p1s0f1np1",  # a PCI domain in the name (Azure, Grace hosts)
+        "ib0.8001",  # an IPoIB child interface
+    ],
+)
+def test_ip_link_real_interface_names_are_read(name: str):
+    text = json.dumps([{"ifindex": 7, "ifname": name, "mtu": 9001}])
+    assert ip_link.parse(text)[0].name == name
+
+
+def test_ip_link_empty_text_is_no_interfaces():
+    assert ip_link.parse(" \n") == ()
+
+
+def _entry(**fields: object) -> str:
+    return json.dumps([{"ifindex": 2, "ifname": "eth0", "mtu": 1500, **fields}])
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('{"ifname": "eth0"}', "ip -j link: expected a JSON array of interfaces"),
+        (
+            '[{"ifindex": 2, "ifname": "eth0", "mtu": 1500}, "eth1"]',
+            "ip -j link: interface 2 is str, not an object",
+        ),
+        ('[{"ifindex": 2, "mtu": 1500}]', "ip -j link: interface 1 has no ifname"),
+        (_entry(ifname=""), "ip -j link: interface 1 has no ifname"),
+        (_entry(ifname=["eth0"]), "ip -j link: interface 1 has no ifname"),
+        (
+            _entry(ifname="e" * 16),
+            f"ip -j link: interface 1: {'e' * 16!r} is not a Linux interface name",
+        ),
+        (
+            _entry(ifname="eth0\nx"),
+            "ip -j link: interface 1: 'eth0\\nx' is not a Linux interface name",
+        ),
+        (_entry(ifname="a b"), "ip -j link: interface 1: 'a b' is not a Linux interface name"),
+        (_entry(ifname="../x"), "ip -j link: interface 1: '../x' is not a Linux interface name"),
+        (
+            _entry(ifname="eth0:1"),
+            "ip -j link: interface 1: 'eth0:1' is not a Linux interface name",
+        ),
+        (_entry(ifname=".."), "ip -j link: interface 1: '..' is not a Linux interface name"),
+        (_entry(ifname="."), "ip -j link: interface 1: '.' is not a Linux interface name"),
+        (
+            _entry(ifname="eth\x7f"),
+            "ip -j link: interface 1: 'eth\\x7f' is not a Linux interface name",
+        ),
+        (_entry(mtu="9001"), "ip -j link: eth0: mtu '9001' is not an integer >= 0"),
+        (_entry(mtu=None), "ip -j link: eth0: mtu None is not an integer >= 0"),
+        (_entry(mtu=-1), "ip -j link: eth0: mtu -1 is not an integer >= 0"),
+        (_entry(mtu=True), "ip -j link: eth0: mtu True is not an integer >= 0"),
+        (_entry(mtu=1500.5), "ip -j link: eth0: mtu 1500.5 is not an integer >= 0"),
+        (_entry(ifindex=0), "ip -j link: eth0: ifindex 0 is not an integer >= 1"),
+        (
+            json.dumps([{"ifname": "eth0", "mtu": 1500}]),
+            "ip -j link: eth0: ifindex None is not an integer >= 1",
+        ),
+        (_entry(operstate=1), "ip -j link: eth0: operstate 1 is not a string"),
+        (_entry(link_type=None), "ip -j link: eth0: link_type None is not a string"),
+        (_entry(address=["x"]), "ip -j link: eth0: address ['x'] is not a string"),
+        (_entry(master=3), "ip -j link: eth0: master 3 is not a string"),
+        (_entry(linkinfo=["veth"]), "ip -j link: eth0: linkinfo is not an object"),
+        (_entry(linkinfo={"info_kind": 1}), "ip -j link: eth0: info_kind 1 is not a string"),
+        (
+            '[{"ifname": "eth0", "ifname": "eth1"}]',
+            "ip -j link: key 'ifname' given twice in one JSON object",
+        ),
+    ],
+)
+def test_ip_link_refuses_what_iproute2_never_prints(text: str, line: str):
+    with pytest.raises(UserError) as err:
+        ip_link.parse(text)
+    assert str(err.value) == line
+
+
+def test_a_bad_mtu_in_the_node_report_is_one_line_not_a_crash():
+    raw = {"outputs": {"ip_link": _entry(mtu="9001")}}
+    with pytest.raises(UserError, match=r"^ip -j link: eth0: mtu '9001' is not an integer >= 0$"):
+        host.summarize(raw, "h1")
+
+
+# --- fi_info -p efa -------------------------------------------------------------------------
+
+
+def test_fi_info_every_field_of_a_real_entry():
+    domains = fi_info.parse(capture("fi_info/fi_info_p_efa_rdm_p4de_4nic.txt").read_text())
+    assert domains[1] == FiDomain(
+        provider="efa",
+        fabric="efa",
+        domain="rdmap32s27-rdm",
+        version="119.0",
+        ep_type="FI_EP_RDM",
+        protocol="FI_PROTO_EFA",
+    )
+
+
+def test_fi_info_fields_left_out_read_as_empty():
+    assert fi_info.parse("provider: efa\n    domain: rdmap16s27-dgrm\n") == (
+        FiDomain("efa", "", "rdmap16s27-dgrm", "", "", ""),
+    )
+
+
+def test_fi_info_an_entry_without_its_domain_is_refused_not_counted():
+    text = "provider: efa\n    domain: rdmap16s27-rdm\nprovider: efa\n    fabric: efa\n"
+    with pytest.raises(UserError) as err:
+        fi_info.parse(text)
+    assert str(err.value) == "fi_info: entry 2 (provider efa) names no domain"
+
+
+def test_fi_info_a_value_keeps_its_colons():
+    """The tcp provider names its fabric by network: an IPv6 one holds colons."""
+    text = "provider: tcp\n    fabric: fe80::/64\n    domain: eth0\n    type: FI_EP_MSG\n"
+    (d,) = fi_info.parse(text)
+    assert (d.provider, d.fabric, d.domain, d.ep_type) == ("tcp", "fe80::/64", "eth0", "FI_EP_MSG")
+
+
+def test_fi_info_two_listings_one_after_the_other():
+    """RDM and DGRAM listings gathered together, a blank line and a note between them: every
+    entry is kept, and the RDM and DGRAM entries of one NIC are one EFA device."""
+    text = (
+        "provider: efa\n    domain: rdmap16s27-rdm\n    type: FI_EP_RDM\n"
+        "\n"
+        "-- FI_EP_DGRAM\n"
+        "provider: efa\n    domain: rdmap16s27-dgrm\n    type: FI_EP_DGRAM\n"
+        "provider: efa\n    domain: rdmap32s27-dgrm\n    type: FI_EP_DGRAM\n"
+    )
+    domains = fi_info.parse(text)
+    assert [d.ep_type for d in domains] == ["FI_EP_RDM", "FI_EP_DGRAM", "FI_EP_DGRAM"]
+    assert fi_info.efa_devices(domains) == ("rdmap16s27", "rdmap32s27")
+
+
+@pytest.mark.parametrize("indent", [" ", "\t"])
+def test_fi_info_an_indented_provider_key_starts_no_entry(indent: str):
+    text = f"provider: efa\n{indent}provider: shm\n{indent}domain: rdmap16s27-rdm\n"
+    assert fi_info.parse(text) == (FiDomain("efa", "", "rdmap16s27-rdm", "", "", ""),)
+
+
+def test_fi_info_other_providers_are_no_efa_devices():
+    text = "provider: shm\n    domain: shm\nprovider: efa\n    domain: rdmap16s27-rdm\n"
+    assert fi_info.efa_devices(fi_info.parse(text)) == ("rdmap16s27",)
+
+
+# --- the tune-fabric summary line ------------------------------------------------------------
+
+
+def test_summary_of_a_host_where_nothing_ran():
+    assert report.run_summary({}, "h1") == (
+        "h1: no fabric facts; host_tuning did not run; efa did not run; "
+        "doca_ofed did not run; nccl did not run"
+    )
+
+
+def test_summary_of_a_gpu_host_where_every_role_ran():
+    hostvars = {
+        "gpufabric_facts": {"summary": "gpu-7: 8 GPU, 4 EFA (fabric efa); netdevs none"},
+        "host_tuning_result": {
+            "applied": ["net.core.rmem_max", "net.core.wmem_max", "vm.swappiness"],
+            "skipped": [],
+            "memlock": "unlimited",
+            "nofile": 1048576,
+            "hugepages": True,
+            "cpu_governor": True,
+        },
+        "efa_result": {"run": True, "reason": "efa: 4 EFA device(s) found"},
+        "doca_ofed_result": {"run": False, "reason": "doca_ofed: skipped"},
+        "nccl_result": {"profile": "p5", "lab": False, "settings": ["NCCL_A", "NCCL_B"]},
+    }
+    assert report.run_summary(hostvars, "gpu-7") == (
+        "gpu-7: 8 GPU, 4 EFA (fabric efa); netdevs none; sysctl 3 set, limits memlock unlimited "
+        "nofile 1048576, EFA hugepages, CPU governor; efa installed/verified; doca_ofed skipped; "
+        "nccl profile p5: NCCL_A, NCCL_B"
+    )
+
+
+def test_summary_names_every_skipped_sysctl_and_an_empty_nccl_profile():
+    hostvars = {
+        "gpufabric_facts": {"summary": "no GPU, no RDMA (fabric none); netdevs eth0 mtu 1500"},
+        "host_tuning_result": {
+            "applied": [],
+            "skipped": ["vm.swappiness", "kernel.numa_balancing"],
+            "memlock": "unlimited",
+            "nofile": 65536,
+            "hugepages": False,
+            "cpu_governor": False,
+        },
+        "nccl_result": {"profile": "lab", "lab": False, "settings": []},
+    }
+    assert report.run_summary(hostvars, "h2") == (
+        "h2: no GPU, no RDMA (fabric none); netdevs eth0 mtu 1500; sysctl 0 set / 2 skipped "
+        "(vm.swappiness, kernel.numa_balancing), limits memlock unlimited nofile 65536; "
+        "efa did not run; doca_ofed did not run; nccl profile lab: no settings"
+    )
