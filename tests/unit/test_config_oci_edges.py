@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from tests.unit.test_config_oci import AD, BASE, ISLAND, LUSTRE, OCI, RES
 
+from gpufabric.clouds.oci.rules import lustre_addresses
 from gpufabric.config import parse
 from gpufabric.errors import UserError
 
@@ -108,3 +109,10 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
 @pytest.mark.parametrize(("case", "override", "line"), CASES, ids=[c[0] for c in CASES])
 def test_rule_edge(case: str, override: dict[str, Any], line: str) -> None:
     assert _line(override) == line
+
+
+def test_lustre_addresses_round_up() -> None:
+    """60 per 100 TB, rounded up however little is over: 7,238,400 GB (a large step) takes
+    4,343.04 -> 4,344 addresses."""
+    assert lustre_addresses(7_238_400) == 4344
+    assert lustre_addresses(1_040_000) == 624  # exactly 624: not one more

@@ -72,8 +72,8 @@ def with_storage_goal(cfg: StackConfig) -> StackConfig:
     if fields is None:
         return cfg
     itype = cfg.instance  # looked up once by gpufabric.config.parse
-    if service(storage.type).cloud != itype.cloud:
-        return cfg  # the cloud rules refuse the storage type itself
+    if service(storage.type).cloud != itype.cloud or _unknown_tier(storage, fields):
+        return cfg  # the cloud rules refuse the storage type, or the tier, naming its key
     sized = _size(storage, fields, goal_cfg, itype, cfg.nodes)
     update: dict[str, Any] = {
         fields.tier[0]: fields.tier_value(sized.tier),
@@ -82,6 +82,15 @@ def with_storage_goal(cfg: StackConfig) -> StackConfig:
     if fields.variant_flag:
         update[fields.variant_flag] = sized.variant == fields.variant_flag
     return cfg.model_copy(update={"storage": storage.model_copy(update=update)})
+
+
+def _unknown_tier(storage: Any, fields: StorageSizing) -> bool:
+    """The config names a tier the service's steps table does not have (300 MB/s/TiB, a
+    misspelt tier name): nothing to size from."""
+    if fields.tier[0] not in storage.model_fields_set:
+        return False
+    given = getattr(storage, fields.tier[0])
+    return given is not None and fields.tier_number(given) not in service(storage.type).tiers()
 
 
 def _size(
