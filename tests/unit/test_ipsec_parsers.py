@@ -77,3 +77,12 @@ def test_lines_before_the_first_sa_are_skipped_not_the_end() -> None:
     warned = "plugin 'curve25519': failed to load - not found\n" + text
     assert parse_list_sas(warned) == parse_list_sas(text)
     assert len(parse_list_sas(warned)) == 2
+
+
+def test_plaintext_after_other_traffic_is_still_reported() -> None:
+    """ARP and traffic of non-members come and go between members' packets."""
+    arp = "18:00:00.0 ARP, Request who-has 10.200.2.12 tell 10.200.2.11, length 28"
+    other = "18:00:00.1 IP 10.200.9.9 > 10.200.2.11: ICMP echo request, id 7, seq 1, length 64"
+    line = "18:00:00.2 IP 10.200.2.12 > 10.200.2.11: ICMP echo request, id 7, seq 2, length 64"
+    verdict = classify(f"{arp}\n{other}\n{line}\n", [H1, H2, H3])
+    assert verdict.plaintext == [line]
