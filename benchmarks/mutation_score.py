@@ -384,6 +384,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_ipsec_certs.py",
             "tests/unit/test_ipsec_crl.py",
             "tests/unit/test_ipsec_members.py",
+            "tests/unit/test_ipsec_offload.py",
             "tests/unit/test_ipsec_lib.py",
             "tests/unit/test_ipsec_parsers.py",
             "tests/unit/test_ipsec_security.py",
