@@ -134,6 +134,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_version_header.py",
             "tests/unit/test_nccl_library_boundary.py",
             "tests/unit/test_nccl_fabric_data.py",
+            "tests/unit/test_nccl_parse_edges.py",
         ],
     ),
     # the tune sweep, its saved state and the pick it judges from

@@ -1,0 +1,145 @@
+"""The NCCL readers at their edges: launcher prefixes, log-line anatomy, the capture entry point,
+transport names, the text table and the -J JSON document. Small inputs laid out as the tools
+print them (nccl-tests src/util.cu, NCCL's INFO/WARN lines); the real captures are read by
+test_nccl_parse.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpufabric.errors import ArgumentError, UserError
+from gpufabric.nccl.parse.capture import capture_to_dict, parse_file, parse_text
+from gpufabric.nccl.parse.lines import NcclLine, nccl_line, strip_prefixes
+
+# one nccl-tests -J document (JSON_FILE_VERSION 2, src/util.cu), cut to what the reader needs
+JSON_DOC = {
+    "version": 2,
+    "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "8"],
+    "nccl_version": 22707,
+    "config": {
+        "devices": [
+            {"rank": 0, "group": 0, "pid": 1, "hostname": "gpu-a", "device": 0},
+            {"rank": 1, "group": 0, "pid": 2, "hostname": "gpu-b", "device": 0},
+        ]
+    },
+    "results": [
+        {
+            "size": 8,
+            "count": 2,
+            "type": "float",
+            "redop": "sum",
+            "root": "    -1",
+            "out_of_place": {"time": 69.1, "alg_bw": 0.0, "bus_bw": 0.0, "nwrong": 0.0},
+            "in_place": {"time": 72.4, "alg_bw": 0.0, "bus_bw": 0.0, "nwrong": 0.0},
+        }
+    ],
+    "average_bus_bandwidth": {"bandwidth": 0.0, "okay": "unchecked"},
+}
+ROW = "           8             2     float     sum      -1    69.12    0.00    0.00       0    72.43    0.00    0.00       0"
+
+
+@pytest.mark.parametrize(
+    ("raw", "line"),
+    [
+        ("[1,0]<stdout>:# Avg bus bandwidth    : 15.2 OK  \r", "# Avg bus bandwidth    : 15.2 OK"),
+        ("0: # Out of bounds values : 0 OK\t", "# Out of bounds values : 0 OK"),
+        (
+            "(head, rank=0, pid=3808) 1: [1,1]<stderr>:h:1:1 [0] NCCL INFO x ",
+            "h:1:1 [0] NCCL INFO x",
+        ),
+        (
+            "        8             2     float     sum      -1 \r",
+            "        8             2     float     sum      -1",
+        ),
+    ],
+)
+def test_strip_prefixes_removes_launcher_tags_and_trailing_blanks_only(raw: str, line: str) -> None:
+    """Tags come off the front and CR / blanks off the end; a table row keeps its indent."""
+    assert strip_prefixes(raw) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "parsed"),
+    [
+        (
+            "ip-10-0-0-1:3808:3900 [7] NCCL INFO NET/OFI Selected Provider is efa ",
+            NcclLine("ip-10-0-0-1", "INFO", "NET/OFI Selected Provider is efa"),
+        ),
+        (
+            "node-b:12:34 [0] transport/net_ib.cc:1234 NCCL WARN NET/IB : Got completion",
+            NcclLine("node-b", "WARN", "NET/IB : Got completion"),
+        ),
+        ("NCCL INFO Using network IB", NcclLine(None, "INFO", "Using network IB")),
+        ("# nThread 1 nGpus 8 NCCL_DEBUG", None),
+        ("NCCL version 2.22.3+cuda12.2", None),
+    ],
+)
+def test_nccl_line_splits_host_level_and_message(line: str, parsed: NcclLine | None) -> None:
+    assert nccl_line(line) == parsed
+
+
+def test_an_unknown_collective_is_refused_naming_every_choice() -> None:
+    with pytest.raises(ArgumentError) as exc:
+        parse_text(ROW, collective="allreduce")
+    assert str(exc.value) == (
+        "collective: 'allreduce' is not an nccl-tests collective; one of all_gather, "
+        "all_reduce, alltoall, alltoallv, broadcast, gather, hypercube, reduce, "
+        "reduce_scatter, scatter, sendrecv"
+    )
+
+
+def test_text_without_a_name_is_called_text() -> None:
+    assert parse_text(ROW).path == "<text>"
+    with pytest.raises(UserError) as exc:
+        parse_text('{"results": 1}')
+    assert str(exc.value) == "<text>: JSON without a 'results' list; not nccl-tests -J output"
+
+
+def test_json_after_blank_lines_is_json_and_takes_the_collective_asked_for() -> None:
+    text = "\n  \n" + json.dumps(JSON_DOC) + "\n"
+    (as_run,) = parse_text(text, "out.json").results
+    assert as_run.source == "json" and as_run.collective == "all_reduce"
+    capture = parse_text(text, "out.json", collective="all_gather")
+    assert capture.results[0].collective == "all_gather"
+    assert capture.results[0].rows == as_run.rows
+    assert not capture.debug.seen
+
+
+def test_capture_to_dict_of_json_and_text_names_hosts_ranks_and_transport() -> None:
+    data = capture_to_dict(parse_text(json.dumps(JSON_DOC), "out.json"))
+    assert data["debug"]["transport"] is None
+    assert data["results"][0]["hosts"] == ["gpu-a", "gpu-b"]
+    assert data["results"][0]["n_ranks"] == 2
+    json.dumps(data)
+    text = "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.0.1<0>\n" + ROW
+    data = capture_to_dict(parse_text(text, "all_reduce_perf.txt"))
+    assert data["debug"]["transport"] == "ib"
+    assert data["results"][0]["hosts"] == []
+
+
+def test_parse_file_reads_a_file_with_the_collective_asked_for(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text(ROW + "\n")
+    assert parse_file(path).results[0].collective is None
+    assert parse_file(path, "sendrecv").results[0].collective == "sendrecv"
+
+
+def test_parse_file_errors_are_one_line_naming_the_file_and_what_it_should_be(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(UserError) as exc:
+        parse_file(tmp_path)
+    assert (
+        str(exc.value) == f"{tmp_path}: is a directory, expected nccl-tests output or an NCCL log"
+    )
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\n")
+    with pytest.raises(UserError) as exc:
+        parse_file(other)
+    assert str(exc.value) == (
+        f"{other}: no nccl-tests table and no NCCL_DEBUG lines found; "
+        "pass nccl-tests output (text or -J JSON) or an NCCL_DEBUG=INFO log"
+    )
