@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import capture
 
 from gpufabric.errors import UserError
-from gpufabric.facts import fi_info, host, ip_link, report
-from gpufabric.facts.models import FiDomain, NetLink
+from gpufabric.facts import fi_info, host, ibv_devinfo, ip_link, report, sysctl
+from gpufabric.facts.models import FiDomain, NetLink, VerbsDevice, VerbsPort
 
 DATA = Path(__file__).resolve().parent / "facts_data"
 
@@ -248,3 +248,126 @@ def test_summary_names_every_skipped_sysctl_and_an_empty_nccl_profile():
         "(vm.swappiness, kernel.numa_balancing), limits memlock unlimited nofile 65536; "
         "efa did not run; doca_ofed did not run; nccl profile lab: no settings"
     )
+
+
+# --- host_tuning's sysctl probe -----------------------------------------------------------------
+
+
+def test_sysctl_plan_keeps_each_setting_whole():
+    wanted = [
+        {"name": "net.ipv4.tcp_rmem", "value": "4096\t87380  268435456", "why": "windows"},
+        {"name": "net.core.rmem_max", "value": 268435456},
+    ]
+    probe = "net.ipv4.tcp_rmem|writable|4096\t87380\t268435456\nnet.core.rmem_max|writable|212992\n"
+    plan = sysctl.plan(wanted, probe)
+    assert plan == {
+        "apply": [
+            {"name": "net.ipv4.tcp_rmem", "value": "4096 87380 268435456", "why": "windows"},
+            {"name": "net.core.rmem_max", "value": "268435456", "why": ""},
+        ],
+        "skipped": [],
+        "differ": ["net.core.rmem_max"],
+        "line": "",
+    }
+
+
+def test_sysctl_a_value_holding_the_separator_is_read_whole():
+    """kernel.core_pattern pipes cores to a program: its value starts with '|'."""
+    pattern = "|/usr/lib/systemd/systemd-coredump %P %u %g"
+    wanted = [{"name": "kernel.core_pattern", "value": pattern}]
+    same = sysctl.plan(wanted, f"kernel.core_pattern|writable|{pattern}\n")
+    assert same["differ"] == [] and same["apply"][0]["value"] == pattern
+    other = sysctl.plan(wanted, "kernel.core_pattern|writable|core\n")
+    assert other["differ"] == ["kernel.core_pattern"]
+
+
+def test_sysctl_blank_lines_in_the_probe_are_skipped_not_the_end():
+    wanted = [{"name": "a.b", "value": 1}, {"name": "c.d", "value": 2}]
+    plan = sysctl.plan(wanted, "\na.b|writable|1\n\nc.d|read-only|1\n")
+    assert [s["name"] for s in plan["apply"]] == ["a.b"]
+    assert plan["skipped"] == [{"name": "c.d", "why": sysctl.WHY["read-only"]}]
+
+
+def test_sysctl_skip_line_groups_by_reason():
+    wanted = [{"name": n, "value": 0} for n in ("vm.a", "net.b", "vm.c")]
+    probe = "vm.a|read-only|1\nnet.b|absent|\nvm.c|read-only|1\n"
+    assert sysctl.plan(wanted, probe)["line"] == (
+        "host_tuning: sysctl skipped vm.a, vm.c: read-only here (lab hosts: vm.*, kernel.* and "
+        "global net.core.* stay the machine's own); net.b: not present in this kernel/network "
+        "namespace"
+    )
+
+
+@pytest.mark.parametrize("probe", ["", "a.b|writable|1\n"])
+def test_sysctl_a_key_the_probe_did_not_print_is_refused_not_skipped(probe: str):
+    """The probe prints a line for every key it is given; reading a missing one as "absent"
+    would let the read-back pass on nothing read."""
+    wanted = [{"name": "a.b", "value": 1}, {"name": "net.core.rmem_max", "value": 2}]
+    with pytest.raises(UserError) as err:
+        sysctl.plan(wanted, probe)
+    assert str(err.value) == "host_tuning: the sysctl probe printed no line for " + (
+        "a.b" if not probe else "net.core.rmem_max"
+    )
+
+
+@pytest.mark.parametrize("line", ["a.b|writable", "a.b|maybe|1", "a.b=1"])
+def test_sysctl_a_probe_line_of_another_shape_is_one_line(line: str):
+    with pytest.raises(UserError) as err:
+        sysctl.plan([{"name": "a.b", "value": 1}], line + "\n")
+    assert str(err.value) == f"host_tuning: unexpected sysctl probe line {line!r}"
+
+
+# --- ibv_devinfo --------------------------------------------------------------------------------
+
+
+def test_ibv_devinfo_every_field_of_the_sample():
+    (mlx, efa) = ibv_devinfo.parse((DATA / "ibv_devinfo_layout_sample.txt").read_text())
+    assert mlx == VerbsDevice(
+        hca_id="mlx5_0",
+        transport="InfiniBand (0)",
+        fw_ver="28.39.1002",
+        vendor_id="0x02c9",
+        vendor_part_id="4129",
+        ports=(VerbsPort(number=1, state="PORT_ACTIVE", link_layer="InfiniBand", active_mtu=4096),),
+    )
+    assert efa.vendor_part_id == "61345" and efa.transport == "unknown (4)"
+
+
+def test_ibv_devinfo_fields_left_out_read_as_empty():
+    assert ibv_devinfo.parse("hca_id:\tmlx5_3\n\t\tport:\t2\n") == (
+        VerbsDevice(
+            hca_id="mlx5_3",
+            transport="",
+            fw_ver="",
+            vendor_id="",
+            vendor_part_id="",
+            ports=(VerbsPort(number=2, state="", link_layer="", active_mtu=None),),
+        ),
+    )
+
+
+def test_ibv_devinfo_a_library_warning_before_the_devices_hides_nothing():
+    text = (
+        "libibverbs: Warning: couldn't load driver 'libvmw_pvrdma-rdmav34.so'\n"
+        "hca_id:\tmlx5_0\n\tvendor_id:\t0x02c9\n\t\tport:\t1\n\t\t\tstate:\tPORT_DOWN (1)\n"
+    )
+    (dev,) = ibv_devinfo.parse(text)
+    assert (dev.hca_id, dev.vendor_id, dev.ports[0].state) == ("mlx5_0", "0x02c9", "PORT_DOWN")
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("hca_id:\t\n", "ibv_devinfo: hca_id '' is not an RDMA device name"),
+        ("hca_id:\tmlx5_0 x\n", "ibv_devinfo: hca_id 'mlx5_0 x' is not an RDMA device name"),
+        ("hca_id:\tmlx5_0\n\t\tport:\tone\n", "ibv_devinfo: mlx5_0: port 'one' is not a number"),
+        (
+            "hca_id:\tmlx5_0\n\t\tport:\t\u00b2\n",
+            "ibv_devinfo: mlx5_0: port '\u00b2' is not a number",
+        ),
+    ],
+)
+def test_ibv_devinfo_refuses_what_it_never_prints(text: str, line: str):
+    with pytest.raises(UserError) as err:
+        ibv_devinfo.parse(text)
+    assert str(err.value) == line

@@ -3,7 +3,8 @@
 Per device: `hca_id: mlx5_0`, then `transport:`, `fw_ver:`, `vendor_id:` (0x02c9 NVIDIA/
 Mellanox, 0x1d0f Amazon EFA), `vendor_part_id:`; per port `port: N` with `state:
 PORT_ACTIVE (4)`, `active_mtu: 4096 (5)`, `link_layer:`. The verbose form (-v) adds many more
-keys and capability-flag lines; they are ignored.
+keys and capability-flag lines; they are ignored. A device name that is empty or holds a blank,
+or a port that is not a number, is refused with one line.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpufabric.errors import UserError
 from gpufabric.facts.models import VerbsDevice, VerbsPort
 
 _KV = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?):\s*(.*?)\s*$")
@@ -33,10 +35,16 @@ def parse(text: str) -> tuple[VerbsDevice, ...]:
             continue
         key, value = m.group(1), m.group(2)
         if key == "hca_id":
+            if not value or any(c.isspace() for c in value):
+                raise UserError(f"ibv_devinfo: hca_id {value!r} is not an RDMA device name")
             devices.append(_Builder(value))
         elif not devices:
             continue
         elif key == "port":
+            if not (value.isascii() and value.isdigit()):
+                raise UserError(
+                    f"ibv_devinfo: {devices[-1].hca_id}: port {value!r} is not a number"
+                )
             devices[-1].ports.append((int(value), {}))
         elif devices[-1].ports:
             devices[-1].ports[-1][1].setdefault(key, value)

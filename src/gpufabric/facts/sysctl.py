@@ -46,7 +46,11 @@ def plan(wanted: list[dict[str, Any]], probe_text: str) -> dict[str, Any]:
     differ: list[str] = []
     for item in wanted:
         name = str(item["name"])
-        state, current = probe.get(name, ("absent", ""))
+        if name not in probe:
+            # the probe prints one line per key it is given: none means it was cut short, and
+            # reading that as "absent" would pass the verify step on nothing read back
+            raise UserError(f"host_tuning: the sysctl probe printed no line for {name}")
+        state, current = probe[name]
         if state != "writable":
             skipped.append({"name": name, "why": WHY[state]})
             continue
