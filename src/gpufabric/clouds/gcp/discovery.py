@@ -159,7 +159,8 @@ def _instance_id(inst: Mapping[str, Any], origin: str) -> str:
     if value is None:
         return ""
     where = f"{origin}: instance {inst['name']!r}: id"
-    return types.check(ids.InstanceId, str(value) if isinstance(value, int) else value, where)
+    number = isinstance(value, int) and not isinstance(value, bool)  # JSON true is no id
+    return types.check(ids.InstanceId, str(value) if number else value, where)
 
 
 def _network_path(value: object) -> str:
