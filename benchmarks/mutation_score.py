@@ -331,6 +331,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_health_ipsec.py",
             "tests/unit/test_health_judge.py",
             "tests/unit/test_health_parsers.py",
+            "tests/unit/test_health_report.py",
+            "tests/unit/test_health_act.py",
+            "tests/unit/test_health_sim.py",
+            "tests/unit/test_health_traffic.py",
         ],
     ),
     "discovery": (
