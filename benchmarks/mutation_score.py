@@ -115,6 +115,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_nebius.py",
             "tests/unit/test_topology_cli.py",
             "tests/unit/test_topology_file_source.py",
+            "tests/unit/test_topology_files.py",
         ],
     ),
     # nccl-tests output and NCCL's own log, as the gate, the report and tune read them
