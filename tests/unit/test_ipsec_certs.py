@@ -20,7 +20,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB
-from gpufabric.ipsec import certs
+from gpufabric.ipsec import certs, keyfile
+from gpufabric.ipsec.keyfile import pbkdf2_iterations
 
 pytestmark = pytest.mark.usefixtures("ipsec_fast_kdf")
 
@@ -51,7 +52,9 @@ def _usage(**on: bool) -> x509.KeyUsage:
 def ca_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A CA made in a folder whose parents do not exist yet."""
     directory = tmp_path_factory.mktemp("ca") / "home" / "gpufabric" / "ipsec-ca"
-    assert certs.ensure_ca(directory, "gpufabric cluster CA", 30, passphrase=PW) is True
+    with pytest.MonkeyPatch.context() as mp:  # the module's fast KDF, for a module-wide CA
+        mp.setattr(keyfile, "ITERATIONS", 1_000)
+        assert certs.ensure_ca(directory, "gpufabric cluster CA", 30, passphrase=PW) is True
     return directory
 
 
@@ -137,11 +140,13 @@ def test_the_passphrase_missing_is_one_line_saying_where_to_set_it(tmp_path: Pat
     )
 
 
-def test_loading_a_current_key_rewrites_nothing(ca_dir: Path) -> None:
+def test_loading_a_current_key_rewrites_nothing(tmp_path: Path) -> None:
     """A run that changes nothing leaves the key file as it was (no new salt each run)."""
-    before = (ca_dir / certs.CA_KEY).read_bytes()
-    certs.load_ca(ca_dir, PW)
-    assert (ca_dir / certs.CA_KEY).read_bytes() == before
+    certs.ensure_ca(tmp_path, "t", 3, passphrase=PW)
+    before = (tmp_path / certs.CA_KEY).read_bytes()
+    assert pbkdf2_iterations(before) == keyfile.ITERATIONS
+    certs.load_ca(tmp_path, PW)
+    assert (tmp_path / certs.CA_KEY).read_bytes() == before
 
 
 def _plain(key: object) -> bytes:
