@@ -13,6 +13,7 @@ import pytest
 from gpufabric.errors import ArgumentError, UserError
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file, parse_text
 from gpufabric.nccl.parse.lines import NcclLine, nccl_line, strip_prefixes
+from gpufabric.nccl.parse.transport import transport
 
 # one nccl-tests -J document (JSON_FILE_VERSION 2, src/util.cu), cut to what the reader needs
 JSON_DOC = {
@@ -143,3 +144,45 @@ def test_parse_file_errors_are_one_line_naming_the_file_and_what_it_should_be(
         f"{other}: no nccl-tests table and no NCCL_DEBUG lines found; "
         "pass nccl-tests output (text or -J JSON) or an NCCL_DEBUG=INFO log"
     )
+
+
+# NCCL's INFO lines (init.cc 'Using network %s', net_ib.cc / net_socket.cc device lists,
+# 'via NET/<name>' channel paths) and aws-ofi-nccl's 'Selected provider is %s, fabric is %s'
+NET_LINES = {
+    "network_ib": "NCCL INFO Using network IB",
+    "network_ofi": "NCCL INFO Using network AWS Libfabric",
+    "network_socket": "NCCL INFO Using network Socket",
+    "ofi_efa": "NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 32 nics)",
+    "ofi_tcp": "NCCL INFO NET/OFI Selected Provider is tcp (found 1 nics)",
+    "ofi_rxm": "NCCL INFO NET/OFI Selected provider is tcp;ofi_rxm, fabric is 10.0.0.0/24 (found 1 nics)",
+    "ofi_sockets": "NCCL INFO NET/OFI Selected Provider is sockets (found 1 nics)",
+    "ofi_verbs": "NCCL INFO NET/OFI Selected Provider is verbs;ofi_rxm (found 2 nics)",
+    "via_socket": "NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0",
+    "via_ib": "NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/1/GDRDMA",
+    "via_p2p": "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read",
+    "devices_socket": "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.23<0>",
+}
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        (["network_ib"], "ib"),  # the network line alone
+        (["network_socket", "via_ib"], "socket"),  # the network line first
+        (["via_socket"], "socket"),  # a NET channel path alone
+        (["via_p2p"], None),  # a path inside the node says nothing about the fabric
+        (["via_p2p", "devices_socket"], "socket"),  # the device list alone
+        (["network_ofi"], "efa"),  # the plugin's name proves EFA when no provider is named
+        (["network_ofi", "ofi_efa"], "efa"),
+        (["network_ofi", "ofi_tcp"], "ofi-tcp"),  # the plugin over kernel TCP is no fabric
+        (["network_ofi", "ofi_rxm"], "ofi-tcp"),
+        (["ofi_rxm"], "ofi-tcp"),  # the provider line alone says the same
+        (["ofi_sockets"], "ofi-tcp"),
+        (["ofi_efa"], "efa"),
+        (["network_ofi", "ofi_verbs"], "ofi-verbs;ofi_rxm"),  # named as the plugin says it
+        ([], None),
+    ],
+)
+def test_transport_from_each_line_that_names_it(lines: list[str], kind: str | None) -> None:
+    text = "\n".join(f"h:1:1 [0] {NET_LINES[name]}" for name in lines) + "\n"
+    assert transport(parse_text(text).debug) == kind

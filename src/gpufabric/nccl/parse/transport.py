@@ -30,16 +30,19 @@ def _provider_fabrics() -> dict[str, str]:
     return {d.ofi_provider: f for f, d in fabric_devices().items() if d.ofi_provider}
 
 
-def _ofi(provider: str, plugin_fabric: str) -> str:
-    """The transport of a libfabric plugin whose provider is `provider` ('' when the log does
-    not say: the fabric the plugin's name proves)."""
-    if not provider:
-        return plugin_fabric
-    return _provider_fabrics().get(provider, f"ofi-{provider}")
-
-
 # libfabric providers that are not a fabric: plain TCP or UDP through the kernel.
 OFI_SOCKET_PROVIDERS = frozenset({"tcp", "tcp;ofi_rxm", "sockets", "udp", "udp;ofi_rxd"})
+
+
+def _ofi(provider: str | None, plugin_fabric: str | None) -> str | None:
+    """The transport of a libfabric plugin whose provider is `provider`; when the log names no
+    provider, the fabric the plugin's name proves (None when no plugin name was seen either)."""
+    if not provider:
+        return plugin_fabric
+    provider = provider.lower()
+    if provider in OFI_SOCKET_PROVIDERS:
+        return "ofi-tcp"
+    return _provider_fabrics().get(provider, f"ofi-{provider}")
 
 
 def _by_name(name: str) -> tuple[str, str] | None:
@@ -66,18 +69,9 @@ def transport(info: DebugInfo) -> str | None:
             continue
         kind, fabric = found
         if kind == "ofi":
-            provider = (info.ofi_provider or "").lower()
-            if provider in OFI_SOCKET_PROVIDERS:
-                return "ofi-tcp"
-            return _ofi(provider, fabric)
+            return _ofi(info.ofi_provider, fabric)
         if kind == "ib":
             return _ib_link(info)
         return kind
-    if info.ofi_provider:
-        return _provider_fabrics().get(info.ofi_provider, f"ofi-{info.ofi_provider}")
-    return None
-
-
-def fabric_nics(info: DebugInfo) -> tuple[str, ...]:
-    """NICs NCCL listed for its net transport (IB/RoCE/socket-style device lists)."""
-    return tuple(d.name for d in info.net_devices)
+    # the plugin's provider line without its network name: the provider alone says
+    return _ofi(info.ofi_provider, None)
