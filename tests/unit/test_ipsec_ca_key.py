@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from gpufabric.errors import UserError
 from gpufabric.ipsec import certs
-from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, pbkdf2_iterations
+from gpufabric.ipsec.keyfile import ITERATIONS, check_passphrase, encrypted_pem, pbkdf2_iterations
 
 PW = b"correct horse battery staple 42"
 
@@ -70,3 +70,60 @@ def test_a_weak_passphrase_is_refused_for_a_new_ca(weak: bytes, tmp_path: Path) 
         certs.ensure_ca(tmp_path / "ca", "t", 30, passphrase=weak)
     assert not (tmp_path / "ca").exists()  # nothing half-written
     check_passphrase(PW)
+
+
+@pytest.mark.parametrize("iterations", [1, 200, 255, 256, 65_536, ITERATIONS])
+def test_any_work_factor_round_trips_through_a_pkcs8_reader(iterations: int) -> None:
+    """The iteration count is a DER INTEGER: one whose top bit is set (200) needs a leading
+    zero byte, or readers see a negative count."""
+    key = ec.generate_private_key(ec.SECP384R1())
+    pem = encrypted_pem(key, PW, iterations)
+    assert pbkdf2_iterations(pem) == iterations
+    opened = serialization.load_pem_private_key(pem, password=PW)
+    assert opened.private_numbers() == key.private_numbers()  # type: ignore[union-attr]
+
+
+def test_the_prf_is_hmac_sha256_with_null_parameters(tmp_path: Path) -> None:
+    """RFC 8018 appendix B.1.2: the PRF's AlgorithmIdentifier carries NULL parameters."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed")
+    key = tmp_path / "k.pem"
+    key.write_bytes(encrypted_pem(ec.generate_private_key(ec.SECP384R1()), PW, 1_000))
+    out = subprocess.run(
+        ["openssl", "asn1parse", "-in", str(key)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    at = next(i for i, line in enumerate(out) if "hmacWithSHA256" in line)
+    assert out[at + 1].rstrip().endswith("NULL"), out[at : at + 2]
+    assert "INTEGER           :03E8" in out[at - 2]  # 1,000 rounds, then the PRF
+
+
+@pytest.mark.parametrize(
+    "weak",
+    [
+        "abcdefghijklmno",  # 15 characters
+        "abcdefghabcdefgh",  # one 8-character chunk twice
+        "Tr0ub4dor&3Tr0ub4dor&3",  # one 11-character chunk twice
+        "aaaaaaaaaaaaaaab",  # 2 different characters
+        "abcdeabcdeabcdeab",  # 5 different characters
+    ],
+)
+def test_weak_passphrases_each_rule(weak: str) -> None:
+    with pytest.raises(UserError) as exc:
+        check_passphrase(weak.encode())
+    assert str(exc.value) == (
+        "GPUFABRIC_IPSEC_CA_PASSPHRASE is too weak: use at least 16 characters that are not "
+        "one repeated character or chunk (e.g. `python -c 'import secrets; "
+        "print(secrets.token_urlsafe(24))'`)"
+    )
+
+
+@pytest.mark.parametrize(
+    "strong",
+    [
+        b"abcdefghijklmnop",  # exactly 16, all different
+        b"aabbccddeeffaabbc",  # 6 different characters, no repeated chunk
+        b"\xff\xfe not UTF-8 but long and varied",  # bytes from the environment as they are
+    ],
+)
+def test_passphrases_at_the_edges_are_accepted(strong: bytes) -> None:
+    check_passphrase(strong)
