@@ -30,8 +30,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SCRATCH = Path(os.environ.get("GPUFABRIC_MUTATION_DIR", "/tmp/gpufabric-mutation"))
 # what the selected tests read besides src/ and tests/ (the Ansible tests run
-# ansible-inventory / ansible-playbook from the copy's root: its ansible.cfg, plugins, plays)
-EXTRA = ["infra", "stacks", "policy", "Pulumi.yaml", "ansible.cfg", "plugins", "playbooks", "roles"]
+# ansible-inventory / ansible-playbook from the copy's root: its ansible.cfg, plugins, plays;
+# the secret-store tests read the workflow actions that call them)
+EXTRA = [
+    "infra", "stacks", "policy", "Pulumi.yaml", "ansible.cfg", "plugins", "playbooks", "roles",
+    ".github",
+]  # fmt: skip
 COPY = ["src", "tests", *EXTRA, "pyproject.toml"]
 
 # group -> (modules to mutate, tests that cover them)
