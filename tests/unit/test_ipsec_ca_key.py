@@ -127,3 +127,14 @@ def test_weak_passphrases_each_rule(weak: str) -> None:
 )
 def test_passphrases_at_the_edges_are_accepted(strong: bytes) -> None:
     check_passphrase(strong)
+
+
+def test_the_work_factor_is_read_whatever_the_pem_line_length() -> None:
+    """A key re-wrapped by another tool (one long base64 line) is read the same."""
+    pem = encrypted_pem(ec.generate_private_key(ec.SECP384R1()), PW, 1_000)
+    head, *body, tail = pem.strip().splitlines()
+    one_line = b"\n".join([head, b"".join(body), tail]) + b"\n"
+    assert pbkdf2_iterations(one_line) == pbkdf2_iterations(pem) == 1_000
+    assert (
+        pbkdf2_iterations(b"-----BEGIN PRIVATE KEY-----\n!!!!\n-----END PRIVATE KEY-----\n") is None
+    )
