@@ -120,6 +120,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_cli.py",
             "tests/unit/test_topology_file_source.py",
             "tests/unit/test_topology_files.py",
+            "tests/unit/test_topology_load.py",
+            "tests/unit/test_topology_oci_edges.py",
+            "tests/unit/test_topology_nebius_edges.py",
         ],
     ),
     # nccl-tests output and NCCL's own log, as the gate, the report and tune read them

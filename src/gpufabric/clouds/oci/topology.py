@@ -78,6 +78,15 @@ def _items(data: Any) -> list[Any] | None:
     return None
 
 
+def _shape(item: Mapping[str, Any], where: str) -> str | None:
+    """The host's shape (`shape` or `instanceShape`), typed: it is written back out."""
+    for key in ("shape", "instanceShape"):
+        value = item.get(key)
+        if value not in (None, ""):
+            return types.check(types.NodeId, value, f"{where}: {key}")
+    return None
+
+
 def host_name(instance_id: str, names: Mapping[str, str] | None) -> str:
     if names is not None:
         return names[instance_id]
@@ -122,7 +131,7 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "oci"
                 path=full,
                 nvlink_domain=_first(item, "fabric"),
                 instance_id=iid,
-                instance_type=item.get("shape") or item.get("instanceShape") or None,
+                instance_type=_shape(item, f"{origin}: items[{number}]"),
             )
         )
     return Topology(tuple(hosts), source=origin, skipped=tuple(skipped))
@@ -141,9 +150,14 @@ def _parse_imds(data: Any, origin: str) -> Topology:
     hosts: list[Host] = []
     skipped: list[tuple[str, str]] = []
     for name, doc in data.items():
-        values = [doc.get(k) for k in _IMDS]
-        if not all(isinstance(v, str) and v for v in values):
-            missing = [k for k, v in zip(_IMDS, values, strict=True) if not v]
+        values = [  # a value of the wrong type is refused, not skipped under another reason
+            None
+            if doc.get(k) in (None, "")
+            else types.check(types.NodeId, doc[k], f"{origin}: {name}: {k}")
+            for k in _IMDS
+        ]
+        missing = [k for k, v in zip(_IMDS, values, strict=True) if v is None]
+        if missing:
             skipped.append((str(name), f"rdmaTopologyData lacks {', '.join(missing)}"))
             continue
         hosts.append(
