@@ -10,8 +10,27 @@ import pytest
 from tests.conftest import capture
 
 from gpufabric.errors import UserError
-from gpufabric.facts import fi_info, host, ibv_devinfo, ip_link, report, sysctl
-from gpufabric.facts.models import FiDomain, NetLink, VerbsDevice, VerbsPort
+from gpufabric.facts import (
+    fi_info,
+    host,
+    ibstat,
+    ibv_devinfo,
+    ip_link,
+    nvidia_smi_topo,
+    report,
+    sysctl,
+)
+from gpufabric.facts.models import (
+    FiDomain,
+    GpuTopology,
+    IbDevice,
+    IbPort,
+    NetLink,
+    TopoGpu,
+    TopoNic,
+    VerbsDevice,
+    VerbsPort,
+)
 
 DATA = Path(__file__).resolve().parent / "facts_data"
 
@@ -370,4 +389,143 @@ def test_ibv_devinfo_a_library_warning_before_the_devices_hides_nothing():
 def test_ibv_devinfo_refuses_what_it_never_prints(text: str, line: str):
     with pytest.raises(UserError) as err:
         ibv_devinfo.parse(text)
+    assert str(err.value) == line
+
+
+# --- nvidia-smi topo -m ---------------------------------------------------------------------------
+
+SMALL_TOPO = (
+    "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+    "GPU0\t X \tNV18\tPIX\t0-51\t{numa}\n"
+    "\n"
+    "GPU1\tNV18\t X \tSYS\n"
+    "NIC0\tPIX\tSYS\t X \n"
+)
+
+
+def test_topo_every_field_and_a_nic_without_legend():
+    """A blank line inside the matrix is skipped; GPU1's row lacks its affinity columns (read as
+    unknown); no NIC Legend, so the NIC keeps its column name."""
+    topo = nvidia_smi_topo.parse(SMALL_TOPO.format(numa="1"))
+    assert topo == GpuTopology(
+        gpus=(
+            TopoGpu("GPU0", 0, "0-51", 1, {"GPU1": "NV18", "NIC0": "PIX"}),
+            TopoGpu("GPU1", 1, "", None, {"GPU0": "NV18", "NIC0": "SYS"}),
+        ),
+        nics=(TopoNic("NIC0", 0, "NIC0", {"GPU0": "PIX", "GPU1": "SYS"}),),
+    )
+    assert topo.nearest_nic("GPU0") == "NIC0"
+
+
+@pytest.mark.parametrize(
+    ("numa", "node"), [("1", 1), ("1-3", 1), ("2,3", 2), ("N/A", None), ("\u00b2", None)]
+)
+def test_topo_numa_affinity_keeps_the_first_node(numa: str, node: int | None):
+    assert nvidia_smi_topo.parse(SMALL_TOPO.format(numa=numa)).gpus[0].numa_node == node
+
+
+def test_topo_empty_is_an_empty_topology():
+    assert nvidia_smi_topo.parse("") == GpuTopology(gpus=(), nics=())
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+            "nvidia-smi topo -m: no header row starting with GPU0 found",
+        ),
+        (
+            "\tGPU0\tGPU1\nGPU0\t X \tNV18\nGPU1\tNV18\n",
+            "nvidia-smi topo -m: row GPU1 has 1 link cells, expected 2",
+        ),
+    ],
+)
+def test_topo_refusals_are_one_line(text: str, line: str):
+    with pytest.raises(UserError) as err:
+        nvidia_smi_topo.parse(text)
+    assert str(err.value) == line
+
+
+# --- ibstat / ibstatus ------------------------------------------------------------------------
+
+
+def test_ibstat_every_field_of_the_sample_after_a_warning_line():
+    text = (
+        "ibwarn: [1234] umad_init: can't read ABI version\n"
+        + (DATA / "ibstat_layout_sample.txt").read_text()
+    )
+    devs = ibstat.parse(text)
+    assert devs[0] == IbDevice(
+        name="mlx5_0",
+        ca_type="MT4129",
+        firmware="28.39.1002",
+        ports=(
+            IbPort(
+                number=1,
+                state="Active",
+                physical_state="LinkUp",
+                rate_gbps=400.0,
+                link_layer="InfiniBand",
+                base_lid=12,
+                port_guid="0x0000000000000001",
+            ),
+        ),
+    )
+    assert [d.name for d in devs] == ["mlx5_0", "mlx5_1"]
+
+
+def test_ibstat_fields_left_out():
+    assert ibstat.parse("CA 'mlx5_4'\n\tPort 2:\n") == (
+        IbDevice("mlx5_4", "", "", (IbPort(2, "", "", None, "", None, None),)),
+    )
+
+
+def test_ibstatus_full_block():
+    """The whole block ibstatus prints per port: states as 'N: NAME', lids in hex."""
+    text = (
+        "Fatal error:  device 'mlx5_9': sys files not found (/sys/class/infiniband/mlx5_9)\n"
+        "Infiniband device 'mlx5_0' port 1 status:\n"
+        "\tdefault gid:\t fe80:0000:0000:0000:0c42:a103:0065:4f70\n"
+        "\tbase lid:\t 0x1c\n"
+        "\tsm lid:\t\t 0x1\n"
+        "\tstate:\t\t 4: ACTIVE\n"
+        "\tphys state:\t 5: LinkUp\n"
+        "\trate:\t\t 100 Gb/sec (4X EDR)\n"
+        "\tlink_layer:\t InfiniBand\n"
+        "\n"
+        "Infiniband device 'mlx5_0' port 2 status:\n"
+        "\tstate:\t\t 1: DOWN\n"
+    )
+    (dev,) = ibstat.parse_ibstatus(text)
+    assert dev.ports == (
+        IbPort(1, "ACTIVE", "LinkUp", 100.0, "InfiniBand", 28, None),
+        IbPort(2, "DOWN", "", None, "", None, None),
+    )
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "line"),
+    [
+        (
+            ibstat.parse,
+            "CA 'mlx5_0'\n\tPort 1:\n\t\tBase lid: twelve\n",
+            "ibstat: mlx5_0 port 1: base lid 'twelve' is not a number",
+        ),
+        (
+            ibstat.parse,
+            "CA 'mlx5_0'\n\tPort 1:\n\t\tBase lid: 0x\n",
+            "ibstat: mlx5_0 port 1: base lid '0x' is not a number",
+        ),
+        (ibstat.parse, "CA 'mlx5 0'\n", "ibstat: 'mlx5 0' is not an RDMA device name"),
+        (
+            ibstat.parse_ibstatus,
+            "Infiniband device 'mlx5\t0' port 1 status:\n",
+            "ibstatus: 'mlx5\\t0' is not an RDMA device name",
+        ),
+    ],
+)
+def test_ibstat_refusals_are_one_line(parse, text: str, line: str):
+    with pytest.raises(UserError) as err:
+        parse(text)
     assert str(err.value) == line

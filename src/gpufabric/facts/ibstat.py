@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpufabric.errors import UserError
 from gpufabric.facts.models import IbDevice, IbPort
 
 _CA = re.compile(r"^CA:? '([^']+)'")
 _PORT = re.compile(r"^Port (\d+):")
 _KV = re.compile(r"^([A-Za-z][A-Za-z _]*?):\s*(.*)$")
 _RATE = re.compile(r"^(\d+(?:\.\d+)?)")
+_LID = re.compile(r"[0-9]+|0x[0-9a-fA-F]+")  # ibstat prints it in decimal, ibstatus in hex
 _IBSTATUS_HEAD = re.compile(r"^Infiniband device '([^']+)' port (\d+) status:")
 
 
@@ -32,8 +34,14 @@ class _Builder:
             name=self.name,
             ca_type=self.info.get("ca type", ""),
             firmware=self.info.get("firmware version", ""),
-            ports=tuple(_port(num, kv) for num, kv in self.ports),
+            ports=tuple(_port(self.name, num, kv) for num, kv in self.ports),
         )
+
+
+def _builder(name: str, tool: str) -> _Builder:
+    if any(c.isspace() for c in name):
+        raise UserError(f"{tool}: {name!r} is not an RDMA device name")
+    return _Builder(name)
 
 
 def parse(text: str) -> tuple[IbDevice, ...]:
@@ -42,7 +50,7 @@ def parse(text: str) -> tuple[IbDevice, ...]:
     for raw in text.splitlines():
         line = raw.strip()
         if (m := _CA.match(line)) is not None:
-            devices.append(_Builder(m.group(1)))
+            devices.append(_builder(m.group(1), "ibstat"))
         elif not devices:
             continue
         elif (m := _PORT.match(line)) is not None:
@@ -60,7 +68,7 @@ def parse_ibstatus(text: str) -> tuple[IbDevice, ...]:
     for raw in text.splitlines():
         line = raw.strip()
         if (m := _IBSTATUS_HEAD.match(line)) is not None:
-            builder = devices.setdefault(m.group(1), _Builder(m.group(1)))
+            builder = devices.setdefault(m.group(1), _builder(m.group(1), "ibstatus"))
             current = {}
             builder.ports.append((int(m.group(2)), current))
         elif current is not None and (m := _KV.match(line)) is not None:
@@ -72,15 +80,17 @@ def parse_ibstatus(text: str) -> tuple[IbDevice, ...]:
     return tuple(b.build() for b in devices.values())
 
 
-def _port(number: int, kv: dict[str, str]) -> IbPort:
+def _port(device: str, number: int, kv: dict[str, str]) -> IbPort:
     rate = _RATE.match(kv.get("rate", ""))
     lid = kv.get("base lid", "")
+    if lid and not _LID.fullmatch(lid):
+        raise UserError(f"ibstat: {device} port {number}: base lid {lid!r} is not a number")
     return IbPort(
         number=number,
         state=kv.get("state", ""),
         physical_state=kv.get("physical state", ""),
         rate_gbps=float(rate.group(1)) if rate else None,
         link_layer=kv.get("link layer", ""),
-        base_lid=int(lid, 0) if lid else None,
+        base_lid=(int(lid, 16) if lid.startswith("0x") else int(lid)) if lid else None,
         port_guid=kv.get("port guid"),
     )

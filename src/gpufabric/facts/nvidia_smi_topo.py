@@ -70,8 +70,7 @@ def parse(text: str) -> GpuTopology:
 
 
 def _numa(value: str | None) -> int | None:
-    """NUMA Affinity is a single node ("0") or a range ("0-1"); keep the first node."""
-    if value is None or value == "N/A":
-        return None
-    first = value.split("-")[0].split(",")[0]
-    return int(first) if first.isdigit() else None
+    """NUMA Affinity is a single node ("0"), a range ("0-1") or a list; keep the first node.
+    N/A, or the column missing, is None."""
+    first = (value or "").split("-")[0].split(",")[0]
+    return int(first) if first.isascii() and first.isdigit() else None
