@@ -432,6 +432,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_oci_edges.py",
             "tests/unit/test_config_nebius_edges.py",
             "tests/unit/test_config_goal_tiers.py",
+            "tests/unit/test_config_settings_edges.py",
         ],
     ),
     # each cloud's wiring: the catalog's wiring block typed (facts) and the cluster it builds
