@@ -105,7 +105,7 @@ def _check_args(cfg: AzureStackConfig, itype: InstanceType) -> None:
         )
     if cfg.capacity.type != "on-demand":
         # capacity reservations support neither ND-series nor the proximity placement group
-        # and single placement group InfiniBand needs (validate_azure.py has the source)
+        # and single placement group InfiniBand needs (rules.py has the source)
         raise ValueError(
             f"AzureClusterArgs.config: capacity type {cfg.capacity.type} cannot be used with "
             "InfiniBand scale sets on Azure; use on-demand"

@@ -1,7 +1,7 @@
 """Azure-only config: the `gpufabric:azure` section and Azure Managed Lustre storage.
 
 Value formats are checked here; rules that need several keys or the catalog (scale-set
-splitting, Lustre SKU steps, subnet sizes) live in validate_azure.py.
+splitting, Lustre SKU steps, subnet sizes) live in rules.py.
 """
 
 from __future__ import annotations
@@ -114,14 +114,14 @@ class MaintenanceWindow(ConfigModel):
 
     day_of_week: Weekday = "Sunday"
     time_of_day_utc: str = "02:00"
-    """HH:MM, 24-hour UTC (checked in validate_azure.py, which names the key plainly)."""
+    """HH:MM, 24-hour UTC (checked in rules.py, which names the key plainly)."""
 
 
 class AzureManagedLustreConfig(ConfigModel):
     """Azure Managed Lustre (AMLFS) in its own subnet, in the nodes' zone.
 
     `throughputPerTib` picks the SKU AMLFS-Durable-Premium-<n>; the capacity steps per SKU
-    are enforced in validate_azure.py (docs/sources.md D.5)."""
+    are enforced in rules.py (docs/sources.md D.5)."""
 
     SIZING: ClassVar[StorageSizing] = StorageSizing(
         ("throughput_per_tib", "throughputPerTib"), ("capacity_tib", "capacityTib")

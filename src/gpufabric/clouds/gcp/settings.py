@@ -93,7 +93,7 @@ class GcpSettings(ConfigModel):
         return value
 
 
-# Storage models: value rules live in validate_gcp.py, so errors name clean keys
+# Storage models: value rules live in rules.py, so errors name clean keys
 # (gpufabric:storage.capacityGib), without the union's tag.
 
 
@@ -138,7 +138,7 @@ class ParallelstoreConfig(ConfigModel):
 
     type: Literal["parallelstore"]
     checkpoint: CheckpointGoal | None = None
-    """Not sized here (no throughput table): refused with a clear line in validate_gcp."""
+    """Not sized here (no throughput table): refused with one line (GOAL_REFUSED)."""
     capacity_gib: StrictInt = 12000
     deployment_type: str = "SCRATCH"
     """SCRATCH or PERSISTENT."""
@@ -152,7 +152,7 @@ class FilestoreConfig(ConfigModel):
 
     type: Literal["filestore"]
     checkpoint: CheckpointGoal | None = None
-    """Not sized here (no throughput table): refused with a clear line in validate_gcp."""
+    """Not sized here (no throughput table): refused with one line (GOAL_REFUSED)."""
     tier: str = "ZONAL"
     capacity_gib: StrictInt = 10240
     share_name: str = "share"

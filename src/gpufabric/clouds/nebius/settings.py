@@ -6,7 +6,7 @@ How the common keys map onto Nebius (docs/deploy-nebius.md has the full table):
 - `network.cidr` is the VPC network's private pool; `network.fabricSubnet` the nodes' subnet
   (eth0). InfiniBand is not VPC traffic: the GPU cluster's fabric has no subnet.
 Value formats are checked here; rules that need several keys or the catalog live in
-validate_nebius.py.
+rules.py.
 """
 
 from __future__ import annotations

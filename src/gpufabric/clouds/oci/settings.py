@@ -5,7 +5,7 @@ How the common keys map onto OCI (docs/deploy-oci.md has the full table):
 - `network.cidr` is the VCN; `network.fabricSubnet` the nodes' front-end (primary VNIC) subnet;
   `network.storageSubnet` the Lustre subnet; `network.managementSubnet` bastion / login hosts.
   The RDMA (RoCE v2) cluster network is not part of the VCN: it has no subnet to configure.
-Value formats are checked here; rules that need several keys or the catalog live in validate_oci.py.
+Value formats are checked here; rules that need several keys or the catalog live in rules.py.
 """
 
 from __future__ import annotations
