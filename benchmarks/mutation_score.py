@@ -334,6 +334,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_health_checks_fabrics.py",
             "tests/unit/test_health_act_report.py",
             "tests/unit/test_health_bisect.py",
+            "tests/unit/test_health_bisect_state.py",
             "tests/unit/test_health_cli.py",
             "tests/unit/test_health_iperf3_versions.py",
             "tests/unit/test_health_ipsec.py",
