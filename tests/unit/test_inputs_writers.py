@@ -151,3 +151,35 @@ def test_cloud_config_is_yaml_that_reads_back() -> None:
     text = writers.cloud_config(doc)
     assert text.startswith("#cloud-config\n")
     assert yaml.safe_load(text) == doc
+
+
+def test_escape_keeps_printable_ascii_and_escapes_the_rest() -> None:
+    assert writers.escape("a b~") == "a b~"
+    assert writers.escape("a\x7fb\\ \u0441") == "a\\x7fb\\\\ \\u0441"  # DEL is a control
+
+
+def test_a_comment_is_cut_only_past_its_limit() -> None:
+    assert writers.comment("x" * writers.COMMENT_MAX) == "# " + "x" * writers.COMMENT_MAX
+    assert writers.comment("x" * 11, limit=10) == "# " + "x" * 7 + "..."
+
+
+def test_shell_words_refusals_word_for_word() -> None:
+    with pytest.raises(UserError) as err:
+        writers.shell_words(["mount", 5], "storage.mountCommand")  # type: ignore[list-item]
+    assert str(err.value) == "storage.mountCommand: word 2 5 is not a string"
+    with pytest.raises(UserError) as err:
+        writers.shell_words(["mount", "/a", "b\x7f"], "m")
+    assert str(err.value) == "m: word 3 'b\\x7f' holds the control character '\\x7f'"
+
+
+def test_yaml_text_is_block_style_ascii_in_the_given_order_on_one_line_per_value() -> None:
+    long = "caf\u00e9 " + "x " * 60  # longer than a dumper's default 80 columns
+    text = writers.yaml_text({"b": [1, 2], "a": {"c": long}})
+    assert text == f'b:\n- 1\n- 2\na:\n  c: "caf\\xE9 {"x " * 60}"\n'
+    assert writers.yaml_text({"b": 1, "a": 2}, sort_keys=True) == "a: 2\nb: 1\n"
+
+
+def test_yaml_text_refuses_what_does_not_read_back() -> None:
+    with pytest.raises(UserError) as err:
+        writers.yaml_text({"gain": float("nan")})  # NaN is not equal to itself once read
+    assert str(err.value) == "YAML writer: the document does not read back as written"

@@ -93,11 +93,6 @@ def label(key: str, value: str, node: str) -> tuple[str, str]:
     return key, value
 
 
-def k8s_name(value: str, field: str = "name") -> str:
-    """A Kubernetes object name (node, Topology): a DNS-1123 subdomain."""
-    return checked(types.DnsSubdomain, value, value, field)
-
-
 def _dumper() -> Any:
     return getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
