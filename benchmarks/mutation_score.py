@@ -293,6 +293,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_inputs_loaders.py",
             "tests/unit/test_inputs_tables_errors.py",
             "tests/unit/test_inputs_yaml12.py",
+            "tests/unit/test_inputs_models.py",
         ],
     ),
     "storage": (

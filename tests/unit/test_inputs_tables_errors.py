@@ -70,3 +70,7 @@ def test_one_line_escapes_controls_and_cuts_long_text() -> None:
     cut = one_line("x" * 301)
     assert cut == "x" * 297 + "..." and len(cut) == 300
     assert one_line("abcdef", limit=5) == "ab..."
+
+
+def test_one_line_keeps_a_backslash_as_written() -> None:
+    assert one_line("C:\\gpufabric\\stack.yaml: bad") == "C:\\gpufabric\\stack.yaml: bad"
