@@ -6,13 +6,17 @@ test_nccl_parse.py."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from gpufabric.errors import ArgumentError, UserError
+from gpufabric.nccl import model
+from gpufabric.nccl.model import Measurement, RankInfo, Row
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file, parse_text
 from gpufabric.nccl.parse.lines import NcclLine, nccl_line, strip_prefixes
+from gpufabric.nccl.parse.tests_json import parse_tests_json
 from gpufabric.nccl.parse.transport import transport
 
 # one nccl-tests -J document (JSON_FILE_VERSION 2, src/util.cu), cut to what the reader needs
@@ -186,3 +190,124 @@ NET_LINES = {
 def test_transport_from_each_line_that_names_it(lines: list[str], kind: str | None) -> None:
     text = "\n".join(f"h:1:1 [0] {NET_LINES[name]}" for name in lines) + "\n"
     assert transport(parse_text(text).debug) == kind
+
+
+# a whole -J document with every key the reader keeps (src/util.cu writes "cpu_time" for
+# -C 1 runs, "step_bytes" for -i runs, the strings "true"/"false" for flags)
+FULL_DOC = {
+    "version": 2,
+    "args": ["./build/reduce_scatter_perf", "-b", "8", "-e", "16"],
+    "nccl_version": 22807,
+    "config": {
+        "nthreads": 1,
+        "ngpus": 2,
+        "minimum_bytes": 8,
+        "maximum_bytes": 16,
+        "step_factor": 2,
+        "warmup_iters": 5,
+        "iterations": 20,
+        "aggregated_iterations": 1,
+        "validation": 1,
+        "graph": 0,
+        "devices": [
+            {
+                "rank": 0,
+                "group": 3,
+                "pid": 101,
+                "hostname": "gpu-a",
+                "device": 0,
+                "device_hex": "0000:53:00",
+                "device_info": "NVIDIA H100 80GB HBM3",
+            },
+            {"rank": 1, "pid": 202, "hostname": "gpu-b", "device": 1},
+        ],
+    },
+    "results": [
+        {
+            "size": 8,
+            "count": 2,
+            "type": "float",
+            "redop": "sum",
+            "root": "     2",
+            "out_of_place": {"time": 69.5, "alg_bw": 0.25, "bus_bw": 0.5, "nwrong": 0.0},
+            "in_place": {"time": 72, "alg_bw": 0.125, "bus_bw": 0.25, "nwrong": None},
+        },
+        {
+            "size": 16,
+            "count": 8,
+            "type": "half",
+            "redop": "prod",
+            "out_of_place": {"cpu_time": 80.0, "alg_bw": 0.5, "bus_bw": 1.0, "nwrong": 1.0},
+            "in_place": None,
+        },
+    ],
+    "out_of_bounds": {"count": 0, "okay": "true"},
+    "average_bus_bandwidth": {"bandwidth": 0.75, "okay": "true"},
+    "errors": ["", "NCCL failure common.cu:1 'unhandled system error'"],
+}
+
+
+def test_a_whole_json_document_maps_to_every_field() -> None:
+    assert parse_tests_json(json.dumps(FULL_DOC)) == model.TestsResult(
+        collective="reduce_scatter",
+        rows=(
+            Row(
+                8,
+                2,
+                "float",
+                "sum",
+                2,
+                Measurement(69.5, 0.25, 0.5, 0),
+                Measurement(72.0, 0.125, 0.25, None),
+            ),
+            Row(16, 8, "half", "prod", None, Measurement(80.0, 0.5, 1.0, 1), None),
+        ),
+        ranks=(
+            RankInfo(0, 3, 101, "gpu-a", 0, "0000:53:00", "NVIDIA H100 80GB HBM3"),
+            RankInfo(1, None, 202, "gpu-b", 1, "", ""),
+        ),
+        params={
+            "nThread": "1",
+            "nGpus": "2",
+            "minBytes": "8",
+            "maxBytes": "16",
+            "step_factor": "2",
+            "warmup_iters": "5",
+            "iterations": "20",
+            "validation": "1",
+            "graph": "0",
+        },
+        nccl_version="2.28.7",
+        avg_busbw=0.75,
+        avg_busbw_status="OK",
+        out_of_bounds=0,
+        out_of_bounds_ok=True,
+        complete=True,
+        errors=("NCCL failure common.cu:1 'unhandled system error'",),
+        source="json",
+    )
+
+
+def test_json_step_bytes_and_a_row_without_a_time() -> None:
+    config = {k: v for k, v in FULL_DOC["config"].items() if k != "step_factor"}
+    row = dict(FULL_DOC["results"][0], out_of_place={"alg_bw": 1.0, "bus_bw": 2.0})
+    doc = dict(FULL_DOC, config=dict(config, step_bytes=1024), results=[row])
+    result = parse_tests_json(json.dumps(doc))
+    assert result.params["step_bytes"] == "1024" and "step_factor" not in result.params
+    measured = result.rows[0].out_of_place
+    assert measured is not None and math.isnan(measured.time_us) and measured.busbw == 2.0
+
+
+def test_json_errors_without_a_name_say_input() -> None:
+    with pytest.raises(UserError) as exc:
+        parse_tests_json("{oops")
+    assert str(exc.value).startswith("input: line 1 column 2: not valid JSON")
+    with pytest.raises(UserError) as exc:
+        parse_tests_json("[1]")
+    assert str(exc.value) == "input: JSON without a 'results' list; not nccl-tests -J output"
+    with pytest.raises(UserError) as exc:
+        parse_tests_json('{"results": [{"count": 1}]}')
+    assert str(exc.value) == "input: malformed nccl-tests JSON (KeyError: 'size')"
+    with pytest.raises(UserError) as exc:
+        parse_tests_json('{"results": [{"count": 1}]}', "r.json")
+    assert str(exc.value) == "r.json: malformed nccl-tests JSON (KeyError: 'size')"
