@@ -86,7 +86,11 @@ class Azure:
                 "primary": nic.primary,
                 "virtualMachine": {"id": nic.virtual_machine.id if nic.virtual_machine else ""},
                 "ipConfigurations": [
-                    {"primary": c.primary, "privateIPAddress": c.private_ip_address}
+                    {
+                        "primary": c.primary,
+                        "privateIPAddress": c.private_ip_address,
+                        "subnet": {"id": c.subnet.id if c.subnet else ""},
+                    }
                     for c in nic.ip_configurations or []
                 ],
             }
