@@ -141,10 +141,11 @@ def test_recognise_only_nic_listings() -> None:
 
 # ------------------------------------------------------------------------------ live
 def _nic(rg: str, vmss: str, i: int, subnet: str) -> NetworkInterface:
-    nic = NetworkInterface(
+    # the SDK's __init__ overloads do not type-check with keywords: pyright ignores below
+    nic = NetworkInterface(  # pyright: ignore[reportCallIssue]
         primary=True,
         ip_configurations=[
-            NetworkInterfaceIPConfiguration(
+            NetworkInterfaceIPConfiguration(  # pyright: ignore[reportCallIssue]
                 primary=True, private_ip_address=f"10.0.0.{i}", subnet=Subnet(id=subnet)
             )
         ],
@@ -159,7 +160,7 @@ def _nic(rg: str, vmss: str, i: int, subnet: str) -> NetworkInterface:
 
 def _vm(name: str, *codes: str, view: bool = True) -> VirtualMachineScaleSetVM:
     statuses = [InstanceViewStatus(code=c) for c in codes]
-    vm = VirtualMachineScaleSetVM(
+    vm = VirtualMachineScaleSetVM(  # pyright: ignore[reportCallIssue]
         location="eastus",
         instance_view=VirtualMachineScaleSetVMInstanceView(statuses=statuses) if view else None,
     )
@@ -180,12 +181,14 @@ class _Network:
 
 
 class _Compute:
-    def __init__(self, vms: list[Any]) -> None:
+    def __init__(self, vms: list[Any], error: Exception | None = None) -> None:
         self.virtual_machine_scale_set_vms = self
-        self.vms, self.calls = vms, []
+        self.vms, self.error, self.calls = vms, error, []
 
     def list(self, g: str, s: str, expand: str) -> list[Any]:
         self.calls.append((g, s, expand))
+        if self.error:
+            raise self.error
         return self.vms
 
 
@@ -234,14 +237,50 @@ def test_live_nics_without_a_vm_or_configurations_read_as_empty() -> None:
     ]
 
 
-def test_an_azure_error_is_its_first_line() -> None:
+@pytest.mark.parametrize("side", ["network", "compute"])
+def test_an_azure_error_is_its_first_line(side: str) -> None:
     out, _rg, vmss = _outputs()
+    error = HttpResponseError(message="denied\nmore")
     api = azure.Azure(
-        compute=_Compute([]), network=_Network([], HttpResponseError(message="denied\nmore"))
+        compute=_Compute([], error if side == "compute" else None),
+        network=_Network([], error if side == "network" else None),
     )
     with pytest.raises(UserError) as err:
         discovery.live(out, api)
-    assert str(err.value) == f"azure vmss nic list {vmss}: denied"
+    what = "vmss nic list" if side == "network" else "vmss list-instances"
+    assert str(err.value) == f"azure {what} {vmss}: denied"
+
+
+def test_scale_set_names_may_hold_underscores() -> None:
+    """Azure allows '_' in a scale set's name; the VM is NAME_N, split at the last '_'."""
+    out, rg, _vmss = _outputs()
+    group = out.nodes.groups[0].model_copy(update={"name": "gpu_set_a"})
+    out = out.model_copy(update={"nodes": out.nodes.model_copy(update={"groups": [group]})})
+    found = azure.match(out, [("f", [cli_json.azure_nic(rg, "gpu_set_a", 3, "10.0.0.4")])])
+    assert [(n.name, n.group) for n in found.nodes] == [("gpu_set_a_3", "gpu_set_a")]
+
+
+def test_live_builds_its_clients_with_one_credential(monkeypatch: pytest.MonkeyPatch) -> None:
+    import azure.identity as identity
+    import azure.mgmt.compute as mgmt_compute
+    import azure.mgmt.network as mgmt_network
+
+    out, rg, vmss = _outputs()
+    credential = object()
+    made: list[tuple[str, object, str]] = []
+    network = _Network([_nic(rg, vmss, 4, _subnet(rg))])
+    compute = _Compute([_vm(f"{vmss}_4", "PowerState/running")])
+
+    def client(kind: str, fake: Any) -> Any:
+        return lambda cred, sub: made.append((kind, cred, sub)) or fake
+
+    monkeypatch.setattr(identity, "DefaultAzureCredential", lambda: credential)
+    monkeypatch.setattr(mgmt_compute, "ComputeManagementClient", client("c", compute))
+    monkeypatch.setattr(mgmt_network, "NetworkManagementClient", client("n", network))
+    monkeypatch.setenv("AZURE_SUBSCRIPTION_ID", SUB)
+    found = discovery.live(out)
+    assert [n.name for n in found.nodes] == [f"{vmss}_4"]
+    assert made == [("c", credential, SUB), ("n", credential, SUB)]
 
 
 def test_live_needs_the_resource_group() -> None:
