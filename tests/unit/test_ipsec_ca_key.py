@@ -3,6 +3,7 @@ by OpenSSL itself; a weak passphrase is refused for a new CA; an old key is upgr
 
 from __future__ import annotations
 
+import base64
 import shutil
 import subprocess
 from pathlib import Path
@@ -138,3 +139,32 @@ def test_the_work_factor_is_read_whatever_the_pem_line_length() -> None:
     assert (
         pbkdf2_iterations(b"-----BEGIN PRIVATE KEY-----\n!!!!\n-----END PRIVATE KEY-----\n") is None
     )
+
+
+def test_the_work_factor_is_read_past_a_long_salt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RFC 8018 puts no bound on the salt: with 200 bytes the PBKDF2 parameters take a
+    long-form DER length, and the count behind them is still read right."""
+    from gpufabric.ipsec import keyfile
+
+    chunks = iter([b"\x01" * 200, b"\x02" * 16])  # the salt, then the IV
+    monkeypatch.setattr(keyfile.os, "urandom", lambda n: next(chunks))
+    key = ec.generate_private_key(ec.SECP384R1())
+    pem = encrypted_pem(key, PW, 1_000)
+    assert pbkdf2_iterations(pem) == 1_000
+    opened = serialization.load_pem_private_key(pem, password=PW)
+    assert opened.private_numbers() == key.private_numbers()  # type: ignore[union-attr]
+    cut = base64.b64encode(keyfile._oid(keyfile._PBKDF2) + b"\x30\x81")
+    assert pbkdf2_iterations(b"-----BEGIN X-----\n" + cut + b"\n-----END X-----\n") is None
+
+
+def test_der_lengths_and_object_identifiers_follow_x690() -> None:
+    """Short-form lengths up to 127 only (0x80 alone means "indefinite"); OID arcs in base
+    128 with the high bit on every byte but the last."""
+    from gpufabric.ipsec import keyfile
+
+    for size, head in [(127, b"\x04\x7f"), (128, b"\x04\x81\x80"), (255, b"\x04\x81\xff"),
+                       (256, b"\x04\x82\x01\x00")]:  # fmt: skip
+        assert keyfile._tlv(0x04, b"x" * size) == head + b"x" * size
+    assert keyfile._oid("1.2.840.113549.1.5.12").hex() == "06092a864886f70d01050c"
+    assert keyfile._oid("1.2.127").hex() == "06022a7f"
+    assert keyfile._oid("1.2.128").hex() == "06032a8100"

@@ -119,10 +119,26 @@ def pbkdf2_iterations(pem: bytes) -> int | None:
     if at < 0:
         return None
     rest = der[at + len(marker) :]
-    # SEQUENCE { OCTET STRING salt, INTEGER iterations, ... }
-    i = 2 if rest[1] < 0x80 else 2 + (rest[1] & 0x7F)
-    i += 2 + rest[i + 1]  # the salt
-    if rest[i] != 0x02:
+    # SEQUENCE { OCTET STRING salt, INTEGER iterations, ... }; any element may take a
+    # long-form length (a salt over 127 bytes does)
+    try:
+        _, i = _contents(rest, 0)
+        if rest[i] != 0x04:
+            return None
+        size, salt = _contents(rest, i)
+        i = salt + size
+        if rest[i] != 0x02:
+            return None
+        size, start = _contents(rest, i)
+    except IndexError:
         return None
-    n = rest[i + 1]
-    return int.from_bytes(rest[i + 2 : i + 2 + n], "big")
+    return int.from_bytes(rest[start : start + size], "big")
+
+
+def _contents(der: bytes, at: int) -> tuple[int, int]:
+    """(length, offset) of the contents of the DER element whose tag is at `at`."""
+    first = der[at + 1]
+    if first < 0x80:
+        return first, at + 2
+    width = first & 0x7F
+    return int.from_bytes(der[at + 2 : at + 2 + width], "big"), at + 2 + width
