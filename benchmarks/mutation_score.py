@@ -364,6 +364,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_discovery_aws.py",
             "tests/unit/test_discovery_gcp.py",
             "tests/unit/test_discovery_azure.py",
+            "tests/unit/test_discovery_oci_match.py",
             "tests/unit/test_discovery_network.py",
             "tests/unit/test_discovery_scale.py",
             "tests/unit/test_discovery_oci.py",
