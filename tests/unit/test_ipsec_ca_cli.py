@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -176,3 +177,13 @@ def test_without_the_passphrase_the_cli_says_where_to_set_it(
 def test_usage_names_the_command_as_the_role_runs_it(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["sign", "--help"], capsys)
     assert code == 0 and "Usage: python -m gpufabric.ipsec.ca sign [OPTIONS]" in out
+
+
+def test_a_passphrase_that_is_not_utf8_is_used_as_its_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raw = b"\xff\xfe latin-1 bytes: caf\xe9 au lait"
+    monkeypatch.setenv(ca_cli.PASSPHRASE_ENV, os.fsdecode(raw))
+    argv = ["ensure", "--dir", str(tmp_path / "ca"), "--cn", "t", "--days", "3"]
+    assert _run(argv, capsys) == (0, '{"created": true}\n', "")
+    certs.load_ca(tmp_path / "ca", raw)  # opens with exactly those bytes

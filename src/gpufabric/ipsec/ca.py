@@ -48,7 +48,8 @@ DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would chang
 
 
 def _passphrase() -> bytes:
-    return os.environ.get(PASSPHRASE_ENV, "").encode()
+    """The passphrase's bytes as the environment holds them (not necessarily UTF-8)."""
+    return os.fsencode(os.environ.get(PASSPHRASE_ENV, ""))
 
 
 @app.command()
