@@ -29,17 +29,18 @@ BLOCK = re.compile(r"-----BEGIN SSH HOST KEY KEYS-----(.*?)-----END SSH HOST KEY
 FIELDS = {"ssh-ed25519": 2, "ssh-rsa": 3, "ecdsa-sha2-nistp256": 3, "ecdsa-sha2-nistp384": 3,
           "ecdsa-sha2-nistp521": 3}  # fmt: skip
 _TYPE = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, FIELDS)) + r")\s")
+_B64 = re.compile(r"[A-Za-z0-9+/]*=*")
 
 
 def _blob_length(blob: bytes, fields: int) -> int:
+    """Bytes taken by `fields` length-prefixed fields (ValueError or struct.error when cut
+    short): the blob's own framing, so text run into it from a wrapped comment is left out."""
     offset = 0
     for _ in range(fields):
-        if offset + 4 > len(blob):
-            raise ValueError("truncated")
         (size,) = struct.unpack(">I", blob[offset : offset + 4])
         offset += 4 + size
     if offset > len(blob):
-        raise ValueError("truncated")
+        raise ValueError
     return offset
 
 
@@ -48,22 +49,20 @@ def parse_console(text: str, node: str) -> list[tuple[str, str]]:
     block = BLOCK.search(text)
     if block is None:
         raise UserError(f"{node}: no SSH HOST KEY KEYS block in the console output (yet?)")
-    body = block.group(1).replace("\r", "")
-    starts = list(_TYPE.finditer(body))
+    body = block.group(1)
     keys: list[tuple[str, str]] = []
-    for i, match in enumerate(starts):
+    for match in _TYPE.finditer(body):
         kind = match.group(1)
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
-        chars = re.sub(r"\s+", "", body[match.end() : end])
-        b64 = re.match(r"[A-Za-z0-9+/]*=*", chars)
+        # the rest of the block, line breaks and \r out: the blob's own framing says where the
+        # key ends (a wrapped comment or the next key may run into an unpadded blob)
+        chars = re.sub(r"\s+", "", body[match.end() :])
+        text = _B64.match(chars).group()  # type: ignore[union-attr]  # `*`: always matches
         try:
-            text = b64.group() if b64 else ""  # a wrapped comment may run into an unpadded blob
             raw = base64.b64decode(text[: len(text) - len(text) % 4])
-            length = _blob_length(raw, FIELDS[kind])
-            raw = raw[:length]
+            raw = raw[: _blob_length(raw, FIELDS[kind])]
             (size,) = struct.unpack(">I", raw[:4])
             if raw[4 : 4 + size].decode() != kind:
-                raise ValueError("type mismatch")
+                raise ValueError
         except (ValueError, binascii.Error, struct.error, UnicodeDecodeError):
             raise UserError(
                 f"{node}: the {kind} host key in the console output is damaged"

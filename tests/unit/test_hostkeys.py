@@ -3,7 +3,9 @@ the way serial consoles wrap them, read back exactly; anything damaged is refuse
 
 from __future__ import annotations
 
+import base64
 import shutil
+import struct
 import subprocess
 import sys
 import textwrap
@@ -81,3 +83,35 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+def test_a_comment_run_into_an_unpadded_blob_is_left_out(keys: list[str]) -> None:
+    """An ed25519 blob is 68 base64 characters with no padding: a console that wraps the line
+    glues the comment's first letters to it ("ab" of "ab@node-7"), 70 characters in all."""
+    kind, blob = keys[0].split()[:2]
+    assert kind == "ssh-ed25519" and len(blob) == 68 and not blob.endswith("=")
+    text = console([f"{kind} {blob}\nab@node-7"], None)
+    assert hostkeys.parse_console(text, "node-7") == [(kind, blob)]
+
+
+def _ed25519_blob(second_length: int) -> str:
+    raw = struct.pack(">I", 11) + b"ssh-ed25519" + struct.pack(">I", second_length) + b"k" * 32
+    return base64.b64encode(raw).decode()
+
+
+def test_a_field_length_past_the_blob_is_refused() -> None:
+    """A length read as unsigned (RFC 4251 uint32): 0xFFFFFFFF runs past the blob, never back."""
+    assert hostkeys.parse_console(console([f"ssh-ed25519 {_ed25519_blob(32)}"], None), "n") == [
+        ("ssh-ed25519", _ed25519_blob(32))
+    ]
+    for length in (0xFFFFFFFF, 0x80000000, 33):
+        text = console([f"ssh-ed25519 {_ed25519_blob(length)}"], None)
+        with pytest.raises(UserError) as err:
+            hostkeys.parse_console(text, "n")
+        assert str(err.value) == "n: the ssh-ed25519 host key in the console output is damaged"
+
+
+def test_a_block_without_a_key_says_so() -> None:
+    with pytest.raises(UserError) as err:
+        hostkeys.parse_console(console(["nothing here"], None), "node-7")
+    assert str(err.value) == "node-7: the SSH HOST KEY KEYS block holds no key"
