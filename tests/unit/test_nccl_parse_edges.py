@@ -17,6 +17,7 @@ from gpufabric.nccl.model import Measurement, RankInfo, Row
 from gpufabric.nccl.parse.capture import capture_to_dict, parse_file, parse_text
 from gpufabric.nccl.parse.lines import NcclLine, nccl_line, strip_prefixes
 from gpufabric.nccl.parse.tests_json import parse_tests_json
+from gpufabric.nccl.parse.tests_text import collective_from_name, nccl_version_string
 from gpufabric.nccl.parse.transport import transport
 
 # one nccl-tests -J document (JSON_FILE_VERSION 2, src/util.cu), cut to what the reader needs
@@ -311,3 +312,216 @@ def test_json_errors_without_a_name_say_input() -> None:
     with pytest.raises(UserError) as exc:
         parse_tests_json('{"results": [{"count": 1}]}', "r.json")
     assert str(exc.value) == "r.json: malformed nccl-tests JSON (KeyError: 'size')"
+
+
+# NCCL_DEBUG=INFO lines as NCCL 2.18-2.23 print them (init.cc, net_ib.cc, net_socket.cc,
+# bootstrap.cc, tuner plugin loader, param.cc 'set by environment') under one host prefix
+IB_LOG = """\
+NCCL version 2.22.3+cuda12.2
+NCCL INFO NCCL version 2.23.4+cuda12.6
+NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>
+NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.
+NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [2]eth9:10.0.0.9<0> [RO]; OOB eth0:10.0.0.1<0>
+NCCL INFO Using network IB
+NCCL INFO comm 0x5 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0
+NCCL INFO Channel 00/04 :    0   7   6   5   4   3   2   1
+NCCL INFO Channel 03/04 :    0   1   2   3   4   5   6   7
+NCCL INFO Channel 01/02 :    0   1
+NCCL INFO Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1
+NCCL INFO 4 coll channels, 4 p2p channels, 1 p2p channels per peer
+NCCL INFO 2 coll channels, 2 p2p channels, 1 p2p channels per peer
+NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/10/GDRDMA
+NCCL INFO Channel 01/0 : 8[0] -> 0[0] [receive] via NET/IB/9
+NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC/read
+NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so libnccl-net.so. Using internal tuner plugin.
+NCCL INFO NCCL_BUFFSIZE set by environment to 4194304.
+NCCL INFO NCCL_IB_HCA set by environment to =mlx5_0,mlx5_1
+transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12
+NCCL ABORT init.cc:2 aborting
+"""
+
+
+def _log(text: str) -> str:
+    """Each line as one rank prints it: 'host:pid:tid [dev] ' before NCCL's own words."""
+    return "".join(
+        line + "\n" if line.startswith("NCCL version") else f"h1:10:11 [0] {line}\n"
+        for line in text.splitlines()
+    )
+
+
+def test_an_ib_log_maps_to_every_field() -> None:
+    debug = parse_text(_log(IB_LOG)).debug
+    assert debug == model.DebugInfo(
+        nccl_version="2.23.4+cuda12.6",  # NCCL's own line over nccl-tests' bare one
+        net_plugin="internal",
+        network="IB",
+        net_devices_kind="IB",
+        net_devices=(
+            model.NetDevice(0, "mlx5_0", 1, "IB"),
+            model.NetDevice(1, "mlx5_1", 1, "RoCE"),
+            model.NetDevice(2, "eth9", address="10.0.0.9<0>"),
+        ),
+        channel_paths=("NET/IB", "P2P/IPC"),
+        net_nics_used=("9", "10"),
+        gdr=True,
+        coll_channels=4,
+        ring_channels=4,
+        n_ranks=16,
+        n_nodes=2,
+        tuner="internal",
+        env={"NCCL_BUFFSIZE": "4194304", "NCCL_IB_HCA": "=mlx5_0,mlx5_1"},
+        bootstrap="eth0:10.0.0.1<0>",
+        warnings=(
+            "NET/IB : Got completion from peer 10.0.0.2<1> with error 12",
+            "init.cc:2 aborting",
+        ),
+        info_lines=20,
+    )
+    assert transport(debug) == "ib"
+
+
+# aws-ofi-nccl on EFA (nccl_ofi_net.c), an older 'comm ... nranks' line, a loaded tuner
+OFI_LOG = """\
+NCCL INFO NET/Plugin: Loaded net plugin Libfabric (v8)
+NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.13.2
+NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 32 nics)
+NCCL INFO NET/OFI Selected Provider is efa
+NCCL INFO NET/Plugin: Using internal network plugin.
+NCCL INFO Using network Libfabric
+NCCL INFO comm 0x7f rank 2 nranks 16 cudaDev 2 busId 4000 - Init COMPLETE
+NCCL INFO ncclCommInitRank comm 0x7e rank 3 nranks 8 cudaDev 3 busId 5000 - Init COMPLETE
+NCCL INFO NCCL_TUNER_PLUGIN set by environment to libnccl-ofi-tuner.so
+NCCL INFO TUNER/Plugin: Loaded tuner plugin nccl_ofi_tuner
+NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Libfabric/3
+NCCL INFO NET/Socket : No device found.
+"""
+
+
+def test_an_ofi_log_maps_to_every_field() -> None:
+    debug = parse_text(_log(OFI_LOG)).debug
+    assert debug == model.DebugInfo(
+        net_plugin="aws-ofi-nccl",
+        network="Libfabric",
+        ofi_provider="efa",
+        ofi_nics_found=32,  # an older line without the count keeps it
+        channel_paths=("NET/Libfabric",),
+        net_nics_used=("3",),
+        gdr=False,  # a NET path without GDRDMA
+        n_ranks=16,  # the first comm line's count
+        tuner="nccl_ofi_tuner",
+        env={"NCCL_TUNER_PLUGIN": "libnccl-ofi-tuner.so"},
+        warnings=("NET/Socket : No device found.",),
+        info_lines=12,
+    )
+    assert transport(debug) == "efa"
+
+
+@pytest.mark.parametrize(
+    ("lines", "plugin", "tuner"),
+    [
+        (["NET/Plugin: Loaded net plugin gIB (v8)"], "gIB", None),
+        (["NET/Plugin: Loaded plugin FasTrak"], "FasTrak", None),
+        (["NCCL_TUNER_PLUGIN set by environment to mytuner.so"], None, "mytuner.so"),
+        (
+            ["TUNER/Plugin: Using tuner plugin a", "NCCL_TUNER_PLUGIN set by environment to b"],
+            None,
+            "a",
+        ),
+        (
+            ["TUNER/Plugin: Using internal tuner plugin.", "TUNER/Plugin: Could not find b"],
+            None,
+            "internal",
+        ),
+    ],
+)
+def test_which_net_and_tuner_plugin(
+    lines: list[str], plugin: str | None, tuner: str | None
+) -> None:
+    debug = parse_text(_log("\n".join(f"NCCL INFO {line}" for line in lines))).debug
+    assert (debug.net_plugin, debug.tuner) == (plugin, tuner)
+
+
+@pytest.mark.parametrize(
+    ("name", "collective"),
+    [
+        ("all_reduce_perf_2x_p5.txt", "all_reduce"),
+        ("/opt/nccl-tests/build/reduce_scatter_perf", "reduce_scatter"),
+        ("reduce.txt", "reduce"),
+        ("alltoallv_perf_mpi", "alltoallv"),
+        ("runs/sendrecv", "sendrecv"),
+        ("all_reduce_perf/out.txt", None),  # a folder's name says nothing
+        ("all_reduce_2x.txt", None),  # only the binary's name or the bare collective
+        ("notes.txt", None),
+    ],
+)
+def test_collective_from_a_file_or_binary_name(name: str, collective: str | None) -> None:
+    assert collective_from_name(name) == collective
+
+
+@pytest.mark.parametrize(
+    ("code", "version"),
+    [
+        (10000, "1.0.0"),
+        (9999, "9.9.99"),
+        (1, "0.0.1"),
+        (-22807, None),
+        (True, None),
+        ("22807", None),
+    ],
+)
+def test_nccl_version_codes_at_the_scheme_edge(code: object, version: str | None) -> None:
+    assert nccl_version_string(code) == version
+
+
+def _table(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+HEADER = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong"
+)
+
+
+def test_footer_lines_decide_the_status_fields() -> None:
+    text = _table(
+        "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 "
+        "agg iters: 1 validation: 1 graph: 0",
+        HEADER,
+        ROW,
+        "# error: NCCL failure common.cu:1 'unhandled system error' ",
+        "# Out of bounds values : 3 OK",
+        "# Avg bus bandwidth    : 12.5 FAILED",
+    )
+    (result,) = parse_text(text).results
+    assert result.params == {
+        "nThread": "1",
+        "nGpus": "8",
+        "minBytes": "8",
+        "maxBytes": "8",
+        "step": "2(factor)",
+        "warmup_iters": "5",
+        "iters": "20",
+        "agg_iters": "1",
+        "validation": "1",
+        "graph": "0",
+    }
+    assert result.errors == ("NCCL failure common.cu:1 'unhandled system error'",)
+    assert (result.out_of_bounds, result.out_of_bounds_ok) == (3, False)  # OK printed, 3 counted
+    assert (result.avg_busbw, result.avg_busbw_status, result.complete) == (12.5, "FAILED", True)
+    assert not result.legacy_format and not result.elided
+
+
+@pytest.mark.parametrize(
+    ("footer", "oob", "avg"),
+    [
+        (["# Out of bounds values : 0 OK", "# Avg bus bandwidth : 1.5"], (0, True), (1.5, None)),
+        (["# Out of bounds values : 0", "# Avg bus bandwidth : N/A OK"], (0, True), (None, "OK")),
+        (["# Out of bounds values : 0 FAILED"], (0, False), (None, None)),
+    ],
+)
+def test_footer_variants(footer: list[str], oob: tuple, avg: tuple) -> None:
+    (result,) = parse_text(_table(HEADER, ROW, *footer)).results
+    assert (result.out_of_bounds, result.out_of_bounds_ok) == oob
+    assert (result.avg_busbw, result.avg_busbw_status) == avg
+    assert result.complete is (len(footer) == 2)
