@@ -182,6 +182,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_facts_sysctl.py",
             "tests/unit/test_facts_cloud_nics.py",
             "tests/unit/test_facts_strict.py",
+            "tests/unit/test_facts_decisions.py",
+            "tests/unit/test_fabric_traits.py",
+            "tests/roles/test_filters.py",
         ],
     ),
     # gpufabric certify: the stages, their limits and the scorecard it judges from
