@@ -368,6 +368,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_discovery_gcp.py",
             "tests/unit/test_discovery_azure.py",
             "tests/unit/test_discovery_oci_match.py",
+            "tests/unit/test_discovery_nebius_match.py",
             "tests/unit/test_discovery_network.py",
             "tests/unit/test_discovery_scale.py",
             "tests/unit/test_discovery_oci.py",
