@@ -3,12 +3,15 @@ an error; every refusal of the input layer is one printable line `<where>: <prob
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import gpufabric
 from gpufabric.errors import UserError
 from gpufabric.inputs import packaged
 from gpufabric.inputs.errors import FormatError, InputError, one_line
@@ -74,3 +77,31 @@ def test_one_line_escapes_controls_and_cuts_long_text() -> None:
 
 def test_one_line_keeps_a_backslash_as_written() -> None:
     assert one_line("C:\\gpufabric\\stack.yaml: bad") == "C:\\gpufabric\\stack.yaml: bad"
+
+
+def test_a_table_reads_the_same_in_an_ascii_locale(package: Path) -> None:
+    """Tables are UTF-8 whatever the user's locale: a process started with LC_ALL=C (and
+    Python's locale coercion and UTF-8 mode off) still reads one holding non-ASCII text."""
+    (package / "t.yaml").write_text("site: Zürich\n", encoding="utf-8")
+    here = Path(gpufabric.__file__).resolve().parents[1]
+    code = (
+        "from importlib.resources import files\n"
+        "from gpufabric.inputs import packaged\n"
+        "print(packaged.read_text('tables_demo.sub', 't.yaml').strip())\n"
+        "print(packaged.load_resource(files('tables_demo.sub') / 't.yaml')['site'])\n"
+    )
+    env = {
+        **os.environ,
+        "LC_ALL": "C",
+        "PYTHONCOERCECLOCALE": "0",
+        "PYTHONUTF8": "0",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONPATH": os.pathsep.join([str(package.parents[1]), str(here)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    in_process = packaged.read_text("tables_demo.sub", "t.yaml").strip()
+    site = packaged.load_resource(package / "t.yaml")["site"]
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{in_process}\n{site}\n", "")
+    assert (in_process, site) == ("site: Zürich", "Zürich")
