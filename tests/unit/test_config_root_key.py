@@ -4,6 +4,7 @@ one line naming it; once its model declares a format, the key is taken in that f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,17 @@ STACK = """config:
   gpufabric:sixth:
     project: demo
 """
+
+
+@pytest.fixture(autouse=True)
+def _catalog_read_afresh() -> Iterator[None]:
+    """The catalog is loaded once per process: read it again with Sixth's instances.yaml, and
+    again after, for the tests that run next without Sixth."""
+    from gpufabric.catalog import catalog
+
+    catalog.cache_clear()
+    yield
+    catalog.cache_clear()
 
 
 def _sixth_config(monkeypatch: pytest.MonkeyPatch, root_volume: dict[str, Any]) -> Any:
