@@ -5,6 +5,7 @@ are one line; an id that is not a secret OCID is refused before any call."""
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -104,3 +105,86 @@ def test_the_command_refuses_a_bad_store_in_one_line() -> None:
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("error: the IPsec CA store (GPUFABRIC_IPSEC_CA_STORE)")
     assert len(result.stderr.splitlines()) == 1
+
+
+FINGERPRINT = ":".join(["ab"] * 16)
+
+
+def _sdk_config(tmp_path: Path, profile: str, fingerprint: str = FINGERPRINT) -> Path:
+    """An OCI SDK config file for `profile`, with a real RSA API key (no call is made)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = tmp_path / "api.pem"
+    pem.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    config = tmp_path / "oci-config"
+    config.write_text(
+        f"[{profile}]\nuser=ocid1.user.oc1..aaaa\nfingerprint={fingerprint}\n"
+        f"tenancy=ocid1.tenancy.oc1..aaaa\nregion=eu-frankfurt-1\nkey_file={pem}\n"
+    )
+    return config
+
+
+def _use_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.oci/config: the SDK falls back to the env
+    monkeypatch.setenv("OCI_CONFIG_FILE", str(config))
+
+
+@pytest.mark.parametrize("profile", [None, "CA"])
+def test_clients_are_built_from_the_sdk_config_and_its_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: str | None
+) -> None:
+    from gpufabric.clouds.oci.secret import _clients
+
+    _use_config(monkeypatch, tmp_path, _sdk_config(tmp_path, profile or "DEFAULT"))
+    if profile:
+        monkeypatch.setenv("OCI_CLI_PROFILE", profile)
+    else:
+        monkeypatch.delenv("OCI_CLI_PROFILE", raising=False)
+    secrets, vaults = _clients(None, None)
+    assert isinstance(secrets, oci.secrets.SecretsClient)
+    assert isinstance(vaults, oci.vault.VaultsClient)
+    assert "eu-frankfurt-1" in secrets.base_client.endpoint
+    assert "eu-frankfurt-1" in vaults.base_client.endpoint
+    # a client given is kept; only the missing one is built
+    given = FakeSecrets("")
+    kept, built = _clients(given, None)
+    assert kept is given and isinstance(built, oci.vault.VaultsClient)
+    assert _clients(given, FakeVaults())[0] is given
+
+
+def test_a_missing_sdk_config_or_profile_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "nowhere"
+    _use_config(monkeypatch, tmp_path, missing)
+    monkeypatch.delenv("OCI_CLI_PROFILE", raising=False)
+    with pytest.raises(UserError) as err:
+        fetch(SECRET)
+    assert str(err.value).startswith(
+        f"the IPsec CA store on OCI: ConfigFileNotFound: Could not find config file at {missing}, "
+    )
+    assert "\n" not in str(err.value)
+    _use_config(monkeypatch, tmp_path, _sdk_config(tmp_path, "DEFAULT"))
+    monkeypatch.setenv("OCI_CLI_PROFILE", "CA")
+    with pytest.raises(UserError) as err:
+        store(SECRET, "value")
+    assert str(err.value).startswith(
+        "the IPsec CA store on OCI: ProfileNotFound: Profile 'CA' not found in config file "
+    )
+    assert "\n" not in str(err.value)
+    # a value the SDK refuses when it builds the client: one line, not a traceback
+    monkeypatch.delenv("OCI_CLI_PROFILE")
+    _use_config(monkeypatch, tmp_path, _sdk_config(tmp_path, "DEFAULT", fingerprint="aa:bb"))
+    with pytest.raises(UserError) as err:
+        fetch(SECRET)
+    assert str(err.value) == (
+        "the IPsec CA store on OCI: InvalidConfig: {'fingerprint': 'malformed'}"
+    )

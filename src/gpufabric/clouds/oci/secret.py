@@ -43,10 +43,17 @@ def _clients(secrets: Any, vaults: Any) -> tuple[Any, Any]:
         require("oci", what)
         try:
             config = oci.config.from_file(profile_name=os.environ.get("OCI_CLI_PROFILE", "DEFAULT"))
-        except (oci.exceptions.ConfigFileNotFound, oci.exceptions.ProfileNotFound) as exc:
-            raise UserError(f"{what}: {str(exc).splitlines()[0]}") from None
-        secrets = secrets or oci.secrets.SecretsClient(config)
-        vaults = vaults or oci.vault.VaultsClient(config)
+            secrets = secrets or oci.secrets.SecretsClient(config)
+            vaults = vaults or oci.vault.VaultsClient(config)
+        except (
+            oci.exceptions.ConfigFileNotFound,
+            oci.exceptions.ProfileNotFound,
+            oci.exceptions.InvalidConfig,  # a value the SDK refuses, e.g. a malformed fingerprint
+            oci.exceptions.InvalidPrivateKey,
+            ValueError,  # a key the SDK refuses in a config file
+            OSError,  # the key file it names cannot be read
+        ) as exc:
+            raise UserError(f"{what}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
     return secrets, vaults
 
 
