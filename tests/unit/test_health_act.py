@@ -80,6 +80,22 @@ def test_slurm_plan_for_every_node_state(
         assert planned["argv"] == []
 
 
+def test_a_host_slurm_does_not_know_is_kept_and_the_others_still_planned() -> None:
+    nodes = {"n1": {"state": "IDLE", "reason": ""}}
+    plan = act.plan_slurm({"a-gone": BAD, "n1": BAD}, nodes)
+    assert plan == [
+        {"node": "a-gone", "action": "keep", "why": "not a Slurm node", "argv": []},
+        {
+            "node": "n1",
+            "action": "drain",
+            "why": OURS,
+            "argv": ["scontrol", "update", "NodeName=n1", "State=DRAIN", f"Reason={OURS}"],
+        },
+    ]
+    [resume] = act.plan_slurm({"n1": OK}, {"n1": {"state": "DRAIN", "reason": OURS}})
+    assert resume["node"] == "n1"
+
+
 def test_the_prefix_asked_for_is_the_one_written_and_recognised() -> None:
     nodes = {"n1": {"state": "IDLE", "reason": ""}, "n2": {"state": "DRAIN", "reason": "nhc: x"}}
     plan = act.plan_slurm({"n1": BAD, "n2": OK}, nodes, prefix="nhc:")
@@ -131,14 +147,16 @@ def test_kubernetes_plan_for_every_node_state() -> None:
         "bad-tainted": [{"key": act.TAINT_KEY, "value": "bad", "effect": "NoSchedule"}],
         "bad-clean": [],
         "ok-clean": [{"key": "other"}],
+        "ok-tainted": [{"key": "other"}, {"key": act.TAINT_KEY, "effect": "NoSchedule"}],
     }
-    verdicts = {"bad-tainted": BAD, "bad-clean": BAD, "ok-clean": OK, "gone": BAD}
+    two = {**BAD, "reasons": ["a", "b"]}
+    verdicts = {"bad-tainted": BAD, "bad-clean": two, "ok-clean": OK, "gone": BAD, "ok-tainted": OK}
     plan = {a["node"]: a for a in act.plan_k8s(verdicts, taints, kubectl="/opt/kubectl")}
     assert {n: (a["action"], a["why"], a["argv"]) for n, a in plan.items()} == {
         "bad-tainted": ("keep", "tainted", []),
         "bad-clean": (
             "taint",
-            "mtu: eth0 mtu 9000, the peers' 1500",
+            "a; b",
             [
                 "/opt/kubectl",
                 "taint",
@@ -150,6 +168,11 @@ def test_kubernetes_plan_for_every_node_state() -> None:
         ),
         "ok-clean": ("keep", "in service", []),
         "gone": ("keep", "not a Kubernetes node", []),
+        "ok-tainted": (
+            "untaint",
+            "healthy again",
+            ["/opt/kubectl", "taint", "nodes", "ok-tainted", f"{act.TAINT_KEY}:NoSchedule-"],
+        ),
     }
     [own] = act.plan_k8s({"n": OK}, {"n": [{"key": "example.com/x"}]}, key="example.com/x")
     assert own["argv"] == ["kubectl", "taint", "nodes", "n", "example.com/x:NoSchedule-"]

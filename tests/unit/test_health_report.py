@@ -133,7 +133,37 @@ def test_the_html_page_tables() -> None:
         "<h2>Actions</h2><ul><li>keep h1: in service</li>"
         "<li>drain h2: gpufabric-health: mtu: eth0 mtu 9000, the peers&#x27; 1500</li></ul>"
     ) in page
-    assert page.endswith("</body></html>\n")
+    assert page.endswith("</table>\n<h2>Findings</h2>" + page.split("<h2>Findings</h2>")[1])
+    assert page.endswith("</ul>\n</body></html>\n")
+
+
+def test_the_html_page_frame_and_table_headings() -> None:
+    rep = build()
+    rep["findings"] = ["one", "two"]
+    page = report.render_html(rep)
+    assert page.startswith("<!doctype html><html><head><meta charset='utf-8'><title>fabric health")
+    assert (
+        ".bad{background:#fdd}.ok{background:#dfd}</style>\n</head><body><h1>Fabric health</h1>"
+        in page
+    )
+    assert (
+        "<h2>Hosts</h2><table><tr><th>host</th><th>status</th><th>reasons</th>"
+        "<th>warnings</th></tr>"
+    ) in page
+    assert (
+        "</table><h2>Checks (no traffic)</h2><table><tr><th>host</th><th>check</th>"
+        "<th>result</th></tr>"
+    ) in page
+    assert (
+        "</table><h2>Traffic rounds</h2><table><tr><th>round</th><th>test</th>"
+        "<th>hosts</th><th>fwd Gbit/s</th><th>rev Gbit/s</th><th>verdict</th></tr>"
+    ) in page
+    assert "<ul><li>one</li><li>two</li></ul>" in page
+
+
+def test_a_report_without_a_traffic_tool_names_none() -> None:
+    page = report.render_html(report.build(["h1"], {"h1": STEP1["h1"]}, None, [], {}))
+    assert "<p>0 bad of 1 host(s); 0 traffic round(s); </p>" in page
 
 
 def test_a_host_with_two_reasons_shows_both_in_its_cell() -> None:

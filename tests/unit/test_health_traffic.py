@@ -186,3 +186,18 @@ def test_nccl_results_tolerate_up_to_repeats_failed_runs() -> None:
     assert extra[0] == {"fwd": [400.0, 400.0], "rev": [400.0, 400.0], "error": ""}
     none = traffic.nccl_results(tests, {}, repeats=2)
     assert none[0] == {"fwd": [], "rev": [], "error": "n1: 0 of 4 nccl-tests runs came back"}
+
+
+def test_a_group_whose_runs_did_not_come_back_does_not_stop_the_next() -> None:
+    tests = [{"hosts": ["n1", "n2"]}, {"hosts": ["n3", "n4"]}]
+    good = NCCL_OUT.format(busbw="50.00")
+    res = traffic.nccl_results(tests, {"n3": [good] * 6})
+    assert res[0]["error"] == "n1: 0 of 6 nccl-tests runs came back"
+    assert res[1] == {"fwd": [400.0] * 3, "rev": [400.0] * 3, "error": ""}
+
+
+def test_the_interval_asked_for_sets_what_a_stub_is() -> None:
+    text = iperf3_json((1.0, 2e8, 2e8), (0.4, 1e8, 1e8))
+    outputs = {"a": [text]}
+    assert traffic.iperf3_results([{"hosts": ["a", "b"]}], outputs)[0]["fwd"] == [0.2, 0.1]
+    assert traffic.iperf3_results([{"hosts": ["a", "b"]}], outputs, interval=1.0)[0]["fwd"] == [0.2]
