@@ -104,6 +104,10 @@ def test_the_most_common_name_shape_is_the_compute_nodes() -> None:
     cas = {**CAS, "H-f001": "a-01 mlx5_0"}  # shape 'a-#', as node-9's
     t = ib.parse(ibnetdiscover(SWITCHES, cas, LINKS))
     assert [h.name for h in t.hosts] == ["a-01", "node-9", "node-10", "node-11"]
+    first = {**SWITCHES, "S-0109": "Mellanox Technologies"}  # the first entry has no name
+    t = ib.parse(ibnetdiscover(first, CAS, LINKS))
+    assert t.by_name()["node-9"].leaf == "LEAF-10-x2"
+    assert t.labels["LEAF-10-x2"] == "LEAF-10,S-0109"
     assert ib.name_shape("a08-p1-dgx-04-c01") == "a#-a#-a-#-a#"
     assert ib.name_shape("B11-P1-CUFM-02") == "a#-a#-a-#"
 
