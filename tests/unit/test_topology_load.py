@@ -5,6 +5,7 @@ topology role writes them."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,10 @@ from typing import Any
 import pytest
 
 from gpufabric.cli.conventions import error_line
+from gpufabric.clouds import registry
 from gpufabric.errors import UserError
 from gpufabric.topology import load as load_mod
-from gpufabric.topology.load import gather_of, input_of, load, node_reports
+from gpufabric.topology.load import describe, gather_of, input_of, load, node_reports
 
 # a small fabric as ibnetdiscover prints it: one spine, two leaves, a host on each
 IBNET = """\
@@ -97,9 +99,44 @@ def test_what_input_each_source_takes_and_how_it_is_gathered() -> None:
     assert gather_of("ib") == "ibnetdiscover" and gather_of("file") == "recorded"
 
 
+def test_a_cloud_without_metadata_or_live_answers_is_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cloud whose nodes report nothing and whose API gpufabric does not ask (OCI's module
+    has no `live`): the user records the answer."""
+    spec = registry.get("oci")
+    bare = dataclasses.replace(spec, topology_metadata=None)
+    monkeypatch.setattr(registry, "get", lambda name: bare if name == "oci" else spec)
+    assert gather_of("oci") == "recorded"
+    by_name = {s["name"]: s for s in describe()}
+    assert by_name["oci"]["metadata"] is None and by_name["file"]["metadata"] is None
+
+
+def test_metadata_sources_say_where_to_ask() -> None:
+    meta = registry.get("gcp").topology_metadata
+    assert meta is not None
+    gcp = next(s for s in describe() if s["name"] == "gcp")
+    assert gcp["metadata"] == {
+        "url": meta.url,
+        "headers": dict(meta.headers),
+        "document": meta.document,
+    }
+
+
+def test_live_discovery_gets_every_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[Any, ...]] = []
+    cloud = registry.module("aws", "topology")
+    monkeypatch.setattr(cloud, "live", lambda *args: seen.append(args) or "topology")
+    assert load("aws", region="us-east-1", instance_ids=["i-1"], name_by="private-dns") == (
+        "topology"
+    )
+    assert seen == [("us-east-1", ["i-1"], None, "private-dns")]
+
+
 def _fake_run(result: Any) -> Any:
     def run(argv: list[str], **kwargs: Any) -> Any:
-        assert argv == ["/opt/ib/ibnetdiscover"] and kwargs["timeout"] == 600
+        assert argv == ["/opt/ib/ibnetdiscover"]
+        assert kwargs == {"capture_output": True, "text": True, "timeout": 600, "check": False}
         if isinstance(result, BaseException):
             raise result
         return result
@@ -119,7 +156,9 @@ def test_ibnetdiscover_runs_when_no_output_is_given(monkeypatch: pytest.MonkeyPa
     ("result", "line"),
     [
         (
-            subprocess.CompletedProcess([], 3, stdout="", stderr="ibwarn: x\nsmp query failed\n"),
+            subprocess.CompletedProcess(
+                [], 3, stdout="", stderr="ibwarn: a\nibwarn: b\nsmp query failed\n"
+            ),
             "error: ibnetdiscover failed (exit 3): smp query failed",
         ),
         (
@@ -161,6 +200,6 @@ def test_node_reports_parsed_and_refused_per_node() -> None:
     assert _line(lambda: node_reports("ib", {}, json_documents=False)) == (
         "error: node reports: 'ib' is not a cloud topology source"
     )
-    assert "node reports" in _line(
+    assert _line(
         lambda: node_reports("oci", {"n1": '{"customerHPCIslandId": 1}'}, json_documents=True)
-    )
+    ) == ("error: topology from node reports: no hosts with topology information")
