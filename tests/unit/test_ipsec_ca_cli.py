@@ -187,3 +187,25 @@ def test_a_passphrase_that_is_not_utf8_is_used_as_its_bytes(
     argv = ["ensure", "--dir", str(tmp_path / "ca"), "--cn", "t", "--days", "3"]
     assert _run(argv, capsys) == (0, '{"created": true}\n', "")
     certs.load_ca(tmp_path / "ca", raw)  # opens with exactly those bytes
+
+
+def test_the_troubleshooting_page_quotes_these_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md").read_text()
+    ca = tmp_path / "ipsec-ca"
+    certs.ensure_ca(ca, "t", 3, passphrase=PW.encode())
+    (ca / crl.CRL).write_text("garbage\n")
+    seen = [_run(["crl", "--dir", str(ca), "--days", "7"], capsys)[2]]
+    (ca / crl.CRL).unlink()
+    (ca / certs.CA_KEY).write_text("garbage\n")
+    seen.append(_run(["crl", "--dir", str(ca), "--days", "7", "--member", "x"], capsys)[2])
+    seen.append(_run(["ensure", "--dir", str(ca), "--cn", "t", "--days", "0"], capsys)[2])
+    monkeypatch.delenv(ca_cli.PASSPHRASE_ENV)
+    seen.append(
+        _run(["ensure", "--dir", str(tmp_path / "new"), "--cn", "t", "--days", "3"], capsys)[2]
+    )
+    assert len(set(seen)) == 4
+    for line in seen:
+        shown = line.strip().replace(str(ca), "~/.local/share/gpufabric/ipsec-ca")
+        assert f"`{shown}`" in doc, shown
