@@ -525,3 +525,57 @@ def test_footer_variants(footer: list[str], oob: tuple, avg: tuple) -> None:
     assert (result.out_of_bounds, result.out_of_bounds_ok) == oob
     assert (result.avg_busbw, result.avg_busbw_status) == avg
     assert result.complete is (len(footer) == 2)
+
+
+def test_rows_that_do_not_fit_the_header_are_kept_aside_not_read() -> None:
+    short = ROW.rsplit(maxsplit=1)[0]  # one column missing
+    garbled = ROW.replace("69.12", "69.1x")
+    (result,) = parse_text(_table(HEADER, short, garbled, ROW)).results
+    assert result.unparsed_rows == (short.strip(), garbled.strip())
+    assert [r.size for r in result.rows] == [8]
+
+
+def test_cputime_header_old_rank_lines_and_the_collective_of_the_run() -> None:
+    text = _table(
+        "# Collective test starting: all_gather_perf",
+        "#  Rank  0 Pid  4321 on    node-a device  0 [0x1b] Tesla V100-SXM2-32GB",
+        "#  Rank  1 Group  2 Pid  4322 on    node-b device  1 [0x1c] Tesla V100-SXM2-32GB",
+        HEADER.replace("time", "cputime"),
+        ROW,
+    )
+    (result,) = parse_text(text).results
+    assert result.collective == "all_gather"
+    assert result.ranks == (
+        RankInfo(0, None, 4321, "node-a", 0, "0x1b", "Tesla V100-SXM2-32GB"),
+        RankInfo(1, 2, 4322, "node-b", 1, "0x1c", "Tesla V100-SXM2-32GB"),
+    )
+    assert result.rows[0].out_of_place == Measurement(69.12, 0.0, 0.0, 0)
+    assert result.rows[0].in_place == Measurement(72.43, 0.0, 0.0, 0)
+    (asked,) = parse_text(text, collective="broadcast").results
+    assert asked.collective == "broadcast"
+
+
+@pytest.mark.parametrize("cut", ["...", "\u2026", "  ...  "])
+def test_an_elided_table_says_so(cut: str) -> None:
+    (result,) = parse_text(_table(HEADER, ROW, cut, ROW.replace("    8  ", "   16  ", 1))).results
+    assert result.elided and [r.size for r in result.rows] == [8, 16]
+
+
+def test_a_table_after_a_footer_or_a_new_params_line_is_a_new_run() -> None:
+    footer = "# Avg bus bandwidth    : 0 "
+    params = "# nThread 1 nGpus 1 minBytes 8 maxBytes 8"
+    after_footer = parse_text(_table(HEADER, ROW, footer, ROW)).results
+    assert [(len(r.rows), r.complete) for r in after_footer] == [(1, True), (1, False)]
+    after_params = parse_text(_table(params, HEADER, ROW, params, ROW)).results
+    assert [len(r.rows) for r in after_params] == [1, 1]
+    assert after_params[1].params["nGpus"] == "1" and not after_params[1].legacy_format
+
+
+def test_rows_without_a_header_line_are_read_by_their_width() -> None:
+    legacy = "           8             2     float     sum    38.63    0.00    0.00  2e-07    38.70    0.00    0.00  3e-07"
+    (result,) = parse_text(_table(legacy)).results
+    assert result.legacy_format
+    assert result.rows[0].root is None
+    assert result.rows[0].in_place == Measurement(38.70, 0.0, 0.0, None, 3e-07)
+    (current,) = parse_text(_table(ROW)).results
+    assert not current.legacy_format and current.rows[0].root == -1
