@@ -421,6 +421,11 @@ def test_an_ofi_log_maps_to_every_field() -> None:
     [
         (["NET/Plugin: Loaded net plugin gIB (v8)"], "gIB", None),
         (["NET/Plugin: Loaded plugin FasTrak"], "FasTrak", None),
+        (
+            ["NET/Plugin: Loaded net plugin Libfabric", "NET/OFI Initializing aws-ofi-nccl 1.13.2"],
+            "aws-ofi-nccl",
+            None,
+        ),
         (["NCCL_TUNER_PLUGIN set by environment to mytuner.so"], None, "mytuner.so"),
         (
             ["TUNER/Plugin: Using tuner plugin a", "NCCL_TUNER_PLUGIN set by environment to b"],
@@ -540,8 +545,9 @@ def test_cputime_header_old_rank_lines_and_the_collective_of_the_run() -> None:
         "# Collective test starting: all_gather_perf",
         "#  Rank  0 Pid  4321 on    node-a device  0 [0x1b] Tesla V100-SXM2-32GB",
         "#  Rank  1 Group  2 Pid  4322 on    node-b device  1 [0x1c] Tesla V100-SXM2-32GB",
-        HEADER.replace("time", "cputime"),
-        ROW,
+        HEADER.replace("time", "cputime") + "  timestamp",
+        ROW + " 2026-11-29 10:00:01",
+        ROW + " 2026-11-29 10:00:01 x",  # one token past the timestamp: does not fit
     )
     (result,) = parse_text(text).results
     assert result.collective == "all_gather"
@@ -549,6 +555,7 @@ def test_cputime_header_old_rank_lines_and_the_collective_of_the_run() -> None:
         RankInfo(0, None, 4321, "node-a", 0, "0x1b", "Tesla V100-SXM2-32GB"),
         RankInfo(1, 2, 4322, "node-b", 1, "0x1c", "Tesla V100-SXM2-32GB"),
     )
+    assert len(result.rows) == 1 and len(result.unparsed_rows) == 1
     assert result.rows[0].out_of_place == Measurement(69.12, 0.0, 0.0, 0)
     assert result.rows[0].in_place == Measurement(72.43, 0.0, 0.0, 0)
     (asked,) = parse_text(text, collective="broadcast").results
@@ -569,6 +576,13 @@ def test_a_table_after_a_footer_or_a_new_params_line_is_a_new_run() -> None:
     after_params = parse_text(_table(params, HEADER, ROW, params, ROW)).results
     assert [len(r.rows) for r in after_params] == [1, 1]
     assert after_params[1].params["nGpus"] == "1" and not after_params[1].legacy_format
+    two_headers = parse_text(_table(HEADER, ROW, HEADER, ROW), collective="all_gather").results
+    assert [(len(r.rows), r.collective) for r in two_headers] == [(1, "all_gather")] * 2
+
+
+def test_a_tests_version_line_without_the_library_code() -> None:
+    (result,) = parse_text(_table("# nccl-tests version 2.13.9", HEADER, ROW)).results
+    assert (result.tests_version, result.nccl_version) == ("2.13.9", None)
 
 
 def test_rows_without_a_header_line_are_read_by_their_width() -> None:
@@ -577,5 +591,22 @@ def test_rows_without_a_header_line_are_read_by_their_width() -> None:
     assert result.legacy_format
     assert result.rows[0].root is None
     assert result.rows[0].in_place == Measurement(38.70, 0.0, 0.0, None, 3e-07)
+    (unchecked,) = parse_text(_table(legacy.replace("3e-07", "N/A"))).results
+    assert unchecked.rows[0].in_place == Measurement(38.70, 0.0, 0.0, None, None)
     (current,) = parse_text(_table(ROW)).results
     assert not current.legacy_format and current.rows[0].root == -1
+
+
+def test_old_init_lines_ipv6_socket_devices_and_a_cut_channel_line() -> None:
+    text = _log(
+        "NCCL INFO ncclCommInitRank comm 0x7e rank 3 nranks 8 cudaDev 3 busId 5000\n"
+        "NCCL INFO NET/Socket : Using [0]eth0:fe80::a00:27ff:fe8e:1234%eth0<0>\n"
+        "NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket"
+    )
+    debug = parse_text(text).debug
+    assert debug.n_ranks == 8
+    assert debug.net_devices == (
+        model.NetDevice(0, "eth0", address="fe80::a00:27ff:fe8e:1234%eth0<0>"),
+    )
+    assert debug.channel_paths == ("NET/Socket",) and debug.net_nics_used == ()
+    assert debug.gdr is False and transport(debug) == "socket"
