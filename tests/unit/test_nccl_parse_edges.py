@@ -454,6 +454,7 @@ def test_which_net_and_tuner_plugin(
         ("reduce.txt", "reduce"),
         ("alltoallv_perf_mpi", "alltoallv"),
         ("runs/sendrecv", "sendrecv"),
+        ("sendrecv.run1.txt", "sendrecv"),
         ("all_reduce_perf/out.txt", None),  # a folder's name says nothing
         ("all_reduce_2x.txt", None),  # only the binary's name or the bare collective
         ("notes.txt", None),
@@ -535,7 +536,8 @@ def test_footer_variants(footer: list[str], oob: tuple, avg: tuple) -> None:
 def test_rows_that_do_not_fit_the_header_are_kept_aside_not_read() -> None:
     short = ROW.rsplit(maxsplit=1)[0]  # one column missing
     garbled = ROW.replace("69.12", "69.1x")
-    (result,) = parse_text(_table(HEADER, short, garbled, ROW)).results
+    chatter = "step 100 of 200 done in 3.2 s by rank 0"  # not a row: it starts with a word
+    (result,) = parse_text(_table(HEADER, short, garbled, chatter, ROW)).results
     assert result.unparsed_rows == (short.strip(), garbled.strip())
     assert [r.size for r in result.rows] == [8]
 
@@ -610,3 +612,10 @@ def test_old_init_lines_ipv6_socket_devices_and_a_cut_channel_line() -> None:
     )
     assert debug.channel_paths == ("NET/Socket",) and debug.net_nics_used == ()
     assert debug.gdr is False and transport(debug) == "socket"
+
+
+@pytest.mark.parametrize("line", ["# nThread 1 nGpus 8 minBytes 8 maxBytes 8", HEADER])
+def test_a_run_that_printed_its_header_but_no_rows_is_still_a_result(line: str) -> None:
+    """So the gate can say the table is empty, instead of that nothing was found."""
+    (result,) = parse_text(_table(line)).results
+    assert result.rows == () and result.source == "text" and result.problems
