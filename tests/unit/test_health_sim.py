@@ -15,6 +15,8 @@ def one(fab: SyntheticFabric, hosts: list[str]) -> dict:
 def test_a_pair_runs_at_its_hop_each_way() -> None:
     fab = SyntheticFabric(ingress={"n2": 0.5}, noise=0.0, repeats=2)
     assert one(fab, ["n1", "n2"]) == {"fwd": [50.0, 50.0], "rev": [100.0, 100.0]}
+    slow_out = SyntheticFabric(egress={"n1": 0.5}, noise=0.0, repeats=1)
+    assert one(slow_out, ["n1", "n2"]) == {"fwd": [50.0], "rev": [100.0]}
 
 
 def test_a_ring_runs_at_its_slowest_hop_in_both_directions() -> None:
