@@ -155,6 +155,7 @@ def test_without_stack_networks_a_first_nic_that_is_not_an_object_gives_no_addre
     "network",
     [
         {"networks": [f"projects/{PROJECT}/regions/r/subnetworks/host-0"]},  # not a VPC link
+        {"networks": [f"projects/{PROJECT}/global/firewalls/ssh"]},  # nor is this
         {"networks": "host-0"},  # not a list
         {},  # no networks at all
     ],
@@ -282,3 +283,12 @@ def test_live_needs_the_stack_project() -> None:
     with pytest.raises(UserError) as err:
         discovery.live(out, gcp.Compute(PROJECT, "z", _Instances(), _Groups()))
     assert str(err.value) == "stack outputs: cluster.project: not set; gcp discovery needs it"
+
+
+def test_an_instances_group_listed_first_does_not_hide_a_managed_group() -> None:
+    out, _names, zone = _mega()
+    mig = NodeGroup(kind="managed-instance-group", name="mig-b", count=1)
+    both = out.nodes.model_copy(update={"groups": [*out.nodes.groups, mig]})
+    out = out.model_copy(update={"nodes": both})
+    found = gcp.match(out, [("f", [_inst("n-1", "10.0.0.2", zone, mig="mig-b")])])
+    assert [(n.name, n.group) for n in found.nodes] == [("n-1", "mig-b")]
