@@ -47,6 +47,7 @@ def test_doca_ofed_counts_the_connectx_verbs_devices_not_the_efa_ones():
         "rdma_devices": [
             MLX,
             {"name": "mlx5_1", "vendor_id": ""},  # listed by ibstat only: no vendor read
+            {"name": "mlx5_2", "vendor_id": "0x15b3"},  # ibstat only: the PCI vendor from sysfs
             {"name": "rdmap16s27", "vendor_id": ""},  # an EFA device seen by ibstat only
             {"name": "efa_0", "vendor_id": ""},
             {"name": "rdmap32s27", "vendor_id": "0x1d0f"},
@@ -56,7 +57,7 @@ def test_doca_ofed_counts_the_connectx_verbs_devices_not_the_efa_ones():
     }
     assert decisions.doca_ofed(facts, "infiniband") == {
         "run": True,
-        "reason": "doca_ofed: 2 ConnectX device(s) found and no OFED installed",
+        "reason": "doca_ofed: 3 ConnectX device(s) found and no OFED installed",
     }
 
 

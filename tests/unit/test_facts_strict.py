@@ -529,3 +529,249 @@ def test_ibstat_refusals_are_one_line(parse, text: str, line: str):
     with pytest.raises(UserError) as err:
         parse(text)
     assert str(err.value) == line
+
+
+# --- the whole gpufabric_facts of one host --------------------------------------------------
+
+HOST_IBSTAT = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tLink layer: InfiniBand\nCA 'mlx5_1'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Down\n\t\tRate: 200\n\t\tLink layer: InfiniBand\n"
+HOST_VERBS = "hca_id:\tmlx5_1\n\tfw_ver:\t28.39.2048\n\tvendor_id:\t0x02c9\n\t\tport:\t1\n\t\t\tstate:\tPORT_DOWN (1)\n\t\t\tlink_layer:\tInfiniBand\nhca_id:\tmlx5_2\n\tfw_ver:\t22.1\n\tvendor_id:\t0x02c9\n\t\tport:\t1\n\t\t\tstate:\tPORT_ACTIVE (4)\n\t\t\tlink_layer:\tEthernet\n"
+HOST_LINKS = json.dumps(
+    [
+        {
+            "ifindex": 1,
+            "ifname": "lo",
+            "mtu": 65536,
+            "link_type": "loopback",
+            "operstate": "UNKNOWN",
+        },
+        {
+            "ifindex": 2,
+            "ifname": "ens5",
+            "mtu": 9001,
+            "link_type": "ether",
+            "operstate": "UP",
+            "address": "02:00:00:00:00:01",
+        },
+        {
+            "ifindex": 3,
+            "ifname": "ib0",
+            "mtu": 4092,
+            "link_type": "infiniband",
+            "operstate": "DOWN",
+        },
+    ]
+)
+HOST_RAW = {
+    "tools": {"nvidia-smi": "/usr/bin/nvidia-smi", "ibstat": "/usr/sbin/ibstat", "fi_info": ""},
+    "outputs": {"ibstat": HOST_IBSTAT, "ibv_devinfo": HOST_VERBS, "ip_link": HOST_LINKS},
+    "sysfs": {
+        "pci": [
+            {
+                "address": "0000:0a:00.0",
+                "vendor": "0x10DE",
+                "device": "0x2330",
+                "class": "0x030200",
+                "numa_node": "0",
+            },
+            {
+                "address": "0000:0b:00.0",
+                "vendor": "0x15b3",
+                "device": "0x1021",
+                "class": "0x020700",
+                "numa_node": "0",
+            },
+            {
+                "address": "0000:0c:00.0",
+                "vendor": "0x1d0f",
+                "device": "0xEFA1",
+                "class": "0x020000",
+                "numa_node": "1",
+            },
+            {
+                "address": "0000:0d:00.0",
+                "vendor": "0x1d0f",
+                "device": "0xec20",
+                "class": "0x020000",
+                "numa_node": "1",
+            },
+            {
+                "address": "0000:0e:00.0",
+                "vendor": "0x8086",
+                "device": "0x1572",
+                "class": "0x020000",
+            },
+            {
+                "address": "0000:0f:00.0",
+                "vendor": "0x15b3",
+                "device": "0xa2dc",
+                "class": "0x010800",
+            },
+            {
+                "address": "0000:10:00.0",
+                "vendor": "0x10de",
+                "device": "0x22a3",
+                "class": "0x068000",
+            },
+        ],
+        "infiniband": {
+            "mlx5_0": {
+                "pci": "0000:0b:00.0",
+                "numa_node": "0",
+                "netdevs": ["ib0"],
+                "vendor": "0x15b3",
+            },
+            "rdmap12s0": {"vendor": "0x1d0f"},
+        },
+        "net": {
+            "ens5": {"numa_node": "1", "pci": "0000:0d:00.0", "speed": "100000"},
+            "ib0": {"numa_node": "-1", "speed": "bad"},
+        },
+    },
+    "ofed_version": " OFED-internal-24.10-1.1.4 \n",
+    "efa_installer_version": "  1.38.0\n",
+}
+
+
+def _pci(n: int) -> dict:
+    return HOST_RAW["sysfs"]["pci"][n]
+
+
+def test_host_facts_every_field():
+    """GPU / EFA / ConnectX PCI devices told apart (ENA, an Intel NIC, an NVMe and an NVSwitch
+    are none of them), ibstat's devices merged with ibv_devinfo's and sysfs', netdevs with
+    their sysfs placement (an unreadable speed is None), versions trimmed, unfound tools
+    dropped."""
+    facts = host.summarize(HOST_RAW, "gpu-7")
+    assert facts == {
+        "hostname": "gpu-7",
+        "gpu_count": 1,
+        "gpus": [],
+        "gpu_pci": [_pci(0)],
+        "rdma_devices": [
+            {
+                "name": "mlx5_0",
+                "vendor_id": "0x15b3",
+                "firmware": "28.39.1002",
+                "ports": [
+                    {"number": 1, "state": "Active", "link_layer": "InfiniBand", "rate_gbps": 400.0}
+                ],
+                "pci": "0000:0b:00.0",
+                "numa_node": 0,
+                "netdevs": ["ib0"],
+            },
+            {
+                "name": "mlx5_1",
+                "vendor_id": "0x02c9",
+                "firmware": "28.39.2048",
+                "ports": [
+                    {"number": 1, "state": "Down", "link_layer": "InfiniBand", "rate_gbps": 200.0}
+                ],
+                "pci": "",
+                "numa_node": None,
+                "netdevs": [],
+            },
+            {
+                "name": "mlx5_2",
+                "vendor_id": "0x02c9",
+                "firmware": "22.1",
+                "ports": [
+                    {
+                        "number": 1,
+                        "state": "PORT_ACTIVE",
+                        "link_layer": "Ethernet",
+                        "rate_gbps": None,
+                    }
+                ],
+                "pci": "",
+                "numa_node": None,
+                "netdevs": [],
+            },
+        ],
+        "efa_devices": ["rdmap12s0"],
+        "efa_pci": [_pci(2)],
+        "rdma_nic_pci": [_pci(1)],
+        "netdevs": [
+            {
+                "name": "ens5",
+                "index": 2,
+                "mtu": 9001,
+                "operstate": "UP",
+                "link_type": "ether",
+                "kind": "",
+                "address": "02:00:00:00:00:01",
+                "master": "",
+                "numa_node": 1,
+                "pci": "0000:0d:00.0",
+                "speed_mbps": 100000,
+            },
+            {
+                "name": "ib0",
+                "index": 3,
+                "mtu": 4092,
+                "operstate": "DOWN",
+                "link_type": "infiniband",
+                "kind": "",
+                "address": "",
+                "master": "",
+                "numa_node": -1,
+                "pci": "",
+                "speed_mbps": None,
+            },
+        ],
+        "has_gpu": True,
+        "has_efa": True,
+        "has_rdma": True,
+        "ofed_version": "OFED-internal-24.10-1.1.4",
+        "efa_installer_version": "1.38.0",
+        "tools": {"ibstat": "/usr/sbin/ibstat", "nvidia-smi": "/usr/bin/nvidia-smi"},
+        "fabric_detected": "efa",
+        "summary": "gpu-7: 1 GPU, 1 EFA (fabric efa); netdevs ens5 mtu 9001, ib0 mtu 4092",
+    }
+
+
+def test_host_facts_of_a_bare_host_and_the_flags_each_find_sets():
+    bare = host.summarize({})
+    assert (bare["hostname"], bare["has_gpu"], bare["has_efa"], bare["has_rdma"]) == (
+        "",
+        False,
+        False,
+        False,
+    )
+    assert bare["efa_installer_version"] == "" and bare["summary"] == (
+        "no GPU, no RDMA (fabric none); netdevs none"
+    )
+    only = {
+        "efa_pci": {"sysfs": {"pci": [_pci(2)]}},
+        "efa_sysfs": {"sysfs": {"infiniband": {"rdmap12s0": {"vendor": "0x1d0f"}}}},
+        "rdma_nic_pci": {"sysfs": {"pci": [_pci(1)]}},
+        "efa_fi_info": {"outputs": {"fi_info": "provider: efa\n    domain: rdmap9s0-rdm\n"}},
+    }
+    for name, raw in only.items():
+        facts = host.summarize(raw)
+        assert facts["has_rdma"] is True, name
+        assert facts["has_efa"] is (name != "rdma_nic_pci"), name
+
+
+def test_host_summary_names_the_rates_and_the_host():
+    facts = host.summarize({"outputs": {"ibstat": HOST_IBSTAT}}, "ib-1")
+    assert (
+        facts["summary"] == "ib-1: no GPU, 2 RDMA @ 200/400 Gb/s (fabric infiniband); netdevs none"
+    )
+    no_rate = host.summarize({"outputs": {"ibv_devinfo": HOST_VERBS}})
+    assert no_rate["summary"] == "no GPU, 2 RDMA (fabric infiniband); netdevs none"
+
+
+def test_host_facts_each_gpu_with_its_affinity_and_nearest_nic():
+    topo = capture("nvidia-smi-topo/a100_4gpu_4nic_leonardo.txt").read_text()
+    facts = host.summarize({"outputs": {"nvidia_smi_topo": topo}})
+    assert facts["gpus"][1] == {
+        "name": "GPU1",
+        "cpu_affinity": "0",
+        "numa_node": 0,
+        "nearest_nic": "mlx5_1",
+    }
+
+
+def test_host_facts_a_device_no_tool_gives_firmware_for_has_none():
+    facts = host.summarize({"outputs": {"ibstat": "CA 'mlx5_7'\n\tPort 1:\n\t\tState: Active\n"}})
+    assert facts["rdma_devices"][0]["firmware"] == ""

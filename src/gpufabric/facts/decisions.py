@@ -39,7 +39,9 @@ def doca_ofed(facts: dict[str, Any], fabric: str) -> dict[str, Any]:
     mlx = [
         d
         for d in facts.get("rdma_devices") or []
-        if d.get("vendor_id") in ("0x02c9", "")
+        # ibv_devinfo's vendor id (0x02c9), or the PCI vendor sysfs gives (0x15b3) when only
+        # ibstat lists the device, or none read
+        if d.get("vendor_id") in ("0x02c9", "0x15b3", "")
         and not str(d.get("name", "")).startswith(("rdmap", "efa"))
     ]
     if not mlx and not facts.get("rdma_nic_pci"):
