@@ -145,3 +145,10 @@ def test_live_needs_a_project_id() -> None:
         with pytest.raises(UserError) as err:
             nebius.live(out.model_copy(update={"cluster": cluster}), object())
         assert str(err.value) == line
+
+
+def test_a_shape_half_listed_is_not_checked() -> None:
+    out, names, _cluster = _outputs()
+    vm = _vm(names[0])
+    del vm["spec"]["resources"]["platform"]
+    assert [n.name for n in _match(out, vm).nodes] == [names[0]]

@@ -188,3 +188,13 @@ def test_files_are_read_in_any_order(tmp_path: Path) -> None:
     found = discovery.from_files(_outputs(), list(reversed(files)))
     assert [(n.name, n.address) for n in found.nodes] == [("inst-a", "10.0.0.5")]
     assert json.loads(files[0].read_text())["data"][0]["display-name"] == "inst-a"
+
+
+def test_an_instance_of_another_compartment_is_named_with_both() -> None:
+    out = _outputs()
+    other = "ocid1.compartment.oc1..other"
+    found = _match(_pool(_entry(**{"compartment-id": other})))
+    assert found.warnings == [
+        f"inst-a ({out.nodes.groups[0].name}): compartment {other}, not the stack's "
+        f"{out.cluster.compartment}; left out"
+    ]
