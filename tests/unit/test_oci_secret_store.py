@@ -188,3 +188,47 @@ def test_a_missing_sdk_config_or_profile_is_one_line(
     assert str(err.value) == (
         "the IPsec CA store on OCI: InvalidConfig: {'fingerprint': 'malformed'}"
     )
+
+
+@pytest.mark.parametrize(
+    ("exc", "detail"),
+    [
+        (oci.exceptions.ServiceError(409, "Conflict", {}, "secret is updating\nretry"), "409 secret is updating"),
+        (ConnectionError("connection refused\nafter 3 tries"), "connection refused"),
+        (TimeoutError(), "TimeoutError"),
+    ],
+)  # fmt: skip
+def test_store_errors_are_one_line_naming_the_call_and_the_secret(
+    exc: Exception, detail: str
+) -> None:
+    class Refusing(FakeVaults):
+        def update_secret(self, secret_id: str, details: Any) -> Any:
+            raise exc
+
+    with pytest.raises(UserError) as err:
+        store(SECRET, "value", FakeSecrets(""), Refusing())
+    assert str(err.value) == f"oci UpdateSecret {SECRET}: {detail}"
+
+
+def test_a_value_over_ocis_25_kb_is_refused_before_any_call() -> None:
+    vaults = FakeVaults()
+    at_limit = "x" * (25 * 1024 // 4 * 3)  # base64: exactly 25 KB
+    store(SECRET, at_limit, FakeSecrets(""), vaults)
+    assert len(vaults.calls[0][1].secret_content.content) == 25 * 1024
+    with pytest.raises(UserError) as err:
+        store(SECRET, at_limit + "x", FakeSecrets(""), vaults)
+    assert str(err.value) == f"oci secret {SECRET}: 25604 bytes, over OCI's 25 KB"
+    assert len(vaults.calls) == 1
+
+
+@pytest.mark.parametrize("call", ["fetch", "store"])
+def test_a_store_id_that_is_not_a_secret_ocid_names_the_setting(call: str) -> None:
+    with pytest.raises(UserError) as err:
+        if call == "fetch":
+            fetch("ocid1.vault.oc1.iad.x", FakeSecrets(""), FakeVaults())
+        else:
+            store("ocid1.vault.oc1.iad.x", "v", FakeSecrets(""), FakeVaults())
+    assert str(err.value) == (
+        "the IPsec CA store (GPUFABRIC_IPSEC_CA_STORE): 'ocid1.vault.oc1.iad.x' must be an OCI "
+        "Vault secret OCID like ocid1.vaultsecret.oc1.iad.amaaaa"
+    )

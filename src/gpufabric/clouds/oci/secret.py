@@ -58,9 +58,10 @@ def _clients(secrets: Any, vaults: Any) -> tuple[Any, Any]:
 
 
 def _service_error(what: str, secret_id: str, exc: Exception) -> UserError:
-    status = getattr(exc, "status", "")
-    message = str(getattr(exc, "message", "") or exc).splitlines()[0]
-    return UserError(f"oci {what} {secret_id}: {status} {message}".rstrip())
+    status = getattr(exc, "status", None)  # an oci.exceptions.ServiceError's HTTP status
+    message = (str(getattr(exc, "message", None) or exc).splitlines() or [""])[0]
+    detail = " ".join(str(part) for part in (status, message) if part)
+    return UserError(f"oci {what} {secret_id}: {detail or type(exc).__name__}")
 
 
 def fetch(secret_id: str, secrets: Any = None, vaults: Any = None) -> str:
