@@ -74,11 +74,11 @@ def test_path_under_paths_or_at_the_top_of_the_entry() -> None:
 
 def test_a_vm_without_a_path_is_unplaced_and_names_pick_by_id_or_name() -> None:
     bastion = {"metadata": {"name": "bastion", "id": IID2}, "status": {}}
-    topo = nebius.parse({"items": [_vm(), bastion]})
+    topo = nebius.parse({"items": [bastion, _vm()]})
     assert [h.name for h in topo.hosts] == ["gpu-0"] and topo.unplaced == ("bastion",)
     named = nebius.parse([_vm(), _vm("gpu-1", IID2)], names={IID: "n0", "gpu-1": "n1"})
     assert [h.name for h in named.hosts] == ["n0", "n1"]
-    some = nebius.parse([_vm(), _vm("gpu-1", IID2)], names={IID: "n0"})
+    some = nebius.parse([_vm("gpu-1", IID2), _vm()], names={IID: "n0"})
     assert [h.name for h in some.hosts] == ["n0"]
     assert some.skipped == (("gpu-1", "not in the names map"),)
 
@@ -119,8 +119,15 @@ def test_gpu_cluster_paths_with_and_without_names() -> None:
     named = nebius.parse(cluster, names={IID2: "n1"})
     assert [h.name for h in named.hosts] == ["n1"]
     assert named.skipped == ((IID, "not in the names map"),)
-    cluster["status"]["infinibandTopologyPath"]["instances"].append({"instance_id": IID + "x"})
+    cluster["status"]["infinibandTopologyPath"]["instances"].insert(0, {"instance_id": IID + "x"})
     assert nebius.parse(cluster).skipped == ((IID + "x", "no path"),)
+    assert len(nebius.parse(cluster).hosts) == 2
+    cluster["status"]["infinibandTopologyPath"]["instances"][0]["path"] = PATH[:2]
+    with pytest.raises(UserError) as err:
+        nebius.parse(cluster, origin="cluster.yaml")
+    assert str(err.value) == (
+        f"cluster.yaml: {IID}x: infiniband_topology_path has 2 switches, expected 3 (root -> leaf)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -98,14 +98,16 @@ def test_hosts_left_out_are_named_with_the_reason() -> None:
     free = _item(iid=None)  # a host with no instance on it: free capacity, not a node
     empty = _item(iid="")
     no_blocks = {"instanceId": IID2, "computeNetworkBlockId": "block0"}
-    topo = oci.parse([_item(), free, empty, no_blocks])
+    topo = oci.parse([no_blocks, free, empty, _item()])
     assert [h.instance_id for h in topo.hosts] == [IID]
     assert topo.skipped == ((IID2, "no HPC island, local block id"),)
+    no_block = {**_item(iid=IID2), "computeNetworkBlockId": None}
+    assert oci.parse([_item(), no_block]).skipped == ((IID2, "no network block id"),)
 
 
 def test_a_host_listed_twice_under_the_same_blocks_is_one_host() -> None:
-    topo = oci.parse([_item(), _item(SPELLINGS[3])])
-    assert len(topo.hosts) == 1
+    topo = oci.parse([_item(), _item(SPELLINGS[3]), _item(iid=IID2)])
+    assert [h.instance_id for h in topo.hosts] == [IID, IID2]
 
 
 def test_names_map_instance_ocids_and_skip_the_rest() -> None:
@@ -151,9 +153,9 @@ IMDS = {
 def test_imds_documents_per_node() -> None:
     topo = oci.parse(
         {
+            "gpu-2": {"customerNetworkBlock": "block0", "customerLocalBlock": ""},
             "gpu-0": {**IMDS, "customerGpuMemoryFabric": "fabric0"},
             "gpu-1": {**IMDS, "customerGpuMemoryFabric": ""},
-            "gpu-2": {"customerNetworkBlock": "block0", "customerLocalBlock": ""},
         },
         origin="imds.json",
     )
