@@ -76,6 +76,10 @@ def test_cloud_sources_read_the_recorded_answer_with_names(tmp_path: Path) -> No
     )
     t = load("oci", answer)
     assert [h.name for h in t.hosts] == ["gpu-0"] and t.source == str(answer)
+    vms = tmp_path / "vms.json"
+    vms.write_text('[{"metadata": {"name": "gpu-0"}, "infiniband_topology_path": ["r", "s", "l"]}]')
+    t = load("nebius", vms)
+    assert [h.name for h in t.hosts] == ["gpu-0"] and t.source == str(vms)
 
 
 def test_arguments_are_checked_in_one_line(tmp_path: Path) -> None:
