@@ -334,3 +334,24 @@ def test_without_the_azure_sdk_the_extra_is_named(monkeypatch: pytest.MonkeyPatc
         "Azure node discovery needs the azure extra (azure.identity is not installed): "
         "pip install 'gpufabric[azure]'"
     )
+
+
+def _config(**kw: Any) -> NetworkInterfaceIPConfiguration:
+    return NetworkInterfaceIPConfiguration(**kw)  # pyright: ignore[reportCallIssue]
+
+
+def test_live_configurations_keep_which_is_primary_and_a_missing_subnet() -> None:
+    out, rg, vmss = _outputs(subnets={"compute": _subnet("azure-ndv5-rg")})
+    nic = _nic(rg, vmss, 4, _subnet(rg))
+    secondary = _config(primary=False, private_ip_address="10.0.9.4")
+    nic.ip_configurations = [secondary, *(nic.ip_configurations or [])]
+    bare = _nic(rg, vmss, 5, _subnet(rg))
+    bare.ip_configurations = [_config(primary=True, private_ip_address="10.0.0.5")]
+    running = [_vm(f"{vmss}_{i}", "PowerState/running") for i in (4, 5)]
+    found = discovery.live(
+        out, azure.Azure(compute=_Compute(running), network=_Network([nic, bare]))
+    )
+    assert [(n.name, n.address) for n in found.nodes] == [(f"{vmss}_4", "10.0.0.4")]
+    assert found.warnings == [
+        f"{vmss}_5 ({vmss}): in subnet (none), not one of the stack's; left out"
+    ]
