@@ -113,3 +113,53 @@ def test_the_ipsec_ca_action_uses_it_for_nebius() -> None:
     module = ".venv/bin/python -m gpufabric.clouds.nebius.secret"
     assert f'nebius/fetch) value=$({module} fetch "$STORE")' in run
     assert f"""nebius/store) printf '%s' "$value" | {module} store "$STORE\"""" in run
+
+
+@pytest.mark.parametrize(
+    ("exc", "detail"),
+    [(RuntimeError("RESOURCE_EXHAUSTED: quota\nmore"), "RESOURCE_EXHAUSTED: quota"),
+     (TimeoutError(), "TimeoutError")],
+)  # fmt: skip
+def test_store_request_errors_are_one_line_naming_the_call(exc: Exception, detail: str) -> None:
+    class Refusing(FakeVersions):
+        def create(self, request: Any) -> Any:
+            raise exc
+
+    with pytest.raises(UserError) as err:
+        store(SECRET, "x", Refusing())
+    assert str(err.value) == f"nebius SecretVersionService.Create {SECRET}: {detail}"
+
+
+@pytest.mark.parametrize("call", ["fetch", "store"])
+def test_a_store_id_that_is_not_a_secret_id_names_the_setting(call: str) -> None:
+    with pytest.raises(UserError) as err:
+        if call == "fetch":
+            fetch("computeinstance-e00x", FakePayloads("v"))
+        else:
+            store("computeinstance-e00x", "v", FakeVersions())
+    assert str(err.value).startswith(
+        "the IPsec CA store (GPUFABRIC_IPSEC_CA_STORE): 'computeinstance-e00x' "
+    )
+
+
+@pytest.mark.parametrize("call", ["fetch", "store"])
+def test_without_credentials_or_a_cli_config_it_is_one_line(
+    call: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No NEBIUS_IAM_TOKEN and no ~/.nebius/config.yaml: the SDK's FileNotFoundError was a
+    traceback; it is one line naming what needed the SDK."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("NEBIUS_IAM_TOKEN", raising=False)
+    with pytest.raises(UserError) as err:
+        fetch(SECRET) if call == "fetch" else store(SECRET, "v")
+    assert str(err.value) == (
+        "the IPsec CA store (GPUFABRIC_IPSEC_CA_STORE): the Nebius CLI config: Config file "
+        f"{tmp_path}/.nebius/config.yaml not found."
+    )
+    (tmp_path / ".nebius").mkdir()
+    (tmp_path / ".nebius" / "config.yaml").write_text("profiles: {}\n")
+    with pytest.raises(UserError) as err:
+        fetch(SECRET) if call == "fetch" else store(SECRET, "v")
+    assert str(err.value).startswith(
+        "the IPsec CA store (GPUFABRIC_IPSEC_CA_STORE): the Nebius CLI config: No profiles"
+    )

@@ -30,9 +30,13 @@ def sdk(purpose: str) -> Any:
         from nebius.aio.token.static import EnvBearer
 
         return SDK(credentials=EnvBearer("NEBIUS_IAM_TOKEN"), user_agent_prefix="gpufabric")
-    from nebius.aio.cli_config import Config
+    from nebius.aio.cli_config import Config, ConfigError
 
-    return SDK(config_reader=Config(), user_agent_prefix="gpufabric")
+    try:
+        return SDK(config_reader=Config(), user_agent_prefix="gpufabric")
+    except (ConfigError, OSError, ValueError) as exc:  # no CLI config, or one it refuses
+        first = (str(exc).splitlines() or [""])[0] or type(exc).__name__
+        raise UserError(f"{purpose}: the Nebius CLI config: {first}") from None
 
 
 class NebiusApi:
