@@ -129,7 +129,7 @@ def test_names_map_instance_ocids_and_skip_the_rest() -> None:
         (
             [_item(SPELLINGS[2], iid="ocid1.computehost.oc1.iad.x")],
             "t: items[0]: instance-id 'ocid1.computehost.oc1.iad.x' is an OCID of a "
-            "computehost, not of a instance (ocid1.instance.oc1...)",
+            "computehost, not of an instance (ocid1.instance.oc1...)",
         ),
         (
             [_item(), _item(SPELLINGS[1], computeLocalBlockId="local1")],
