@@ -68,9 +68,8 @@ def _error_calls(tree: ast.AST) -> Iterator[ast.AST]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Raise) and node.exc is not None:
             yield node.exc
-        elif isinstance(node, ast.Call):
-            if _name(node.func).endswith(("Error", "Exception")):
-                yield node
+        elif isinstance(node, ast.Call) and _name(node.func).endswith(("Error", "Exception")):
+            yield node
 
 
 def _flags_in(text: str, formatted: bool, ours: frozenset[str]) -> list[str]:
