@@ -91,6 +91,29 @@ def _any_file(data: bytes, what: str, load: str | None = None) -> str:
     return "error: " + line
 
 
+def _oci_store_line() -> str:
+    pytest.importorskip("oci")
+    from gpufabric.clouds.oci.secret import fetch
+
+    return "error: " + _error(lambda: fetch("ocid1.vault.oc1.iad.x", object(), object()))
+
+
+def _nebius_config_line() -> str:
+    """The line without credentials or a CLI config, the home folder said as `~`."""
+    pytest.importorskip("nebius")
+    import os
+
+    from gpufabric.clouds.nebius.secret import fetch
+
+    home = os.environ.get("HOME", "")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HOME", "/nonexistent-home")
+        env.delenv("NEBIUS_IAM_TOKEN", raising=False)
+        line = _error(lambda: fetch("mbsec-e00example"))
+    assert os.environ.get("HOME", "") == home
+    return "error: " + line.replace("/nonexistent-home", "~")
+
+
 CASES = {
     "input bom": lambda: _read(b"\xef\xbb\xbfx", "a NCCL log"),
     "input control": lambda: _read(b"a\nb\x1b[0m", "a NCCL log"),
@@ -135,6 +158,8 @@ CASES = {
         if "EFA devices" in v.message
     ),
     "nodes": lambda: _nodes_line(),
+    "oci store id": lambda: _oci_store_line(),
+    "nebius no config": lambda: _nebius_config_line(),
     "nvls ll": lambda: validate("allreduce,0,65535,nvls,ll,16,-1,-1\n", caveat=False)[0].text(),
 }
 
