@@ -4,26 +4,13 @@ by the suffix, then by the first character; a config value is JSON where it pars
 
 from __future__ import annotations
 
-import io
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from gpufabric.errors import UserError
 from gpufabric.inputs import files, formats
-
-
-@pytest.fixture
-def stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    files.reset_stdin()
-    yield
-    files.reset_stdin()
-
-
-def _feed(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 
 
 def _error(call) -> str:  # type: ignore[no-untyped-def]
@@ -69,16 +56,16 @@ def test_an_error_names_the_file_and_its_line(tmp_path: Path) -> None:
     )
 
 
-def test_standard_input_is_named_as_such(stdin: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    _feed(monkeypatch, b'{"a": 1}')
+def test_standard_input_is_named_as_such(stdin: Callable[[bytes], None]) -> None:
+    stdin(b'{"a": 1}')
     assert formats.load_json("-", what="x") == {"a": 1}
     files.reset_stdin()
-    _feed(monkeypatch, b'{"a": NaN}')
+    stdin(b'{"a": NaN}')
     assert _error(lambda: formats.load_json("-", what="x")) == (
         "- (standard input): line 1: 'a': NaN is not a number gpufabric accepts (JSON)"
     )
     files.reset_stdin()
-    _feed(monkeypatch, b"a: 1\na: 2\n")
+    stdin(b"a: 1\na: 2\n")
     assert _error(lambda: formats.load_data("-", what="x")) == (
         "- (standard input): line 2: key 'a' given twice (YAML)"
     )

@@ -4,10 +4,8 @@ be; a names file within its 16 MiB limit, its comments and its ids."""
 
 from __future__ import annotations
 
-import io
 import os
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,17 +17,6 @@ from gpufabric.topology.load import load
 
 RESPONSE = "a recorded topology response (JSON or YAML)"
 NAMES = "a names file (id: name mapping or 'id name' lines)"
-
-
-@pytest.fixture
-def stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    files.reset_stdin()
-    yield
-    files.reset_stdin()
-
-
-def _feed(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 
 
 def _line(call) -> str:  # type: ignore[no-untyped-def]
@@ -82,14 +69,14 @@ def test_names_file_refusals_name_the_file(tmp_path: Path, text: str, words: str
     assert line.startswith(f"{path}: ") and words in line
 
 
-def test_names_from_standard_input(stdin: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    _feed(monkeypatch, b"i-1 gpu-1\n")
+def test_names_from_standard_input(stdin: Callable[[bytes], None]) -> None:
+    stdin(b"i-1 gpu-1\n")
     assert read_names(Path("-")) == {"i-1": "gpu-1"}
     files.reset_stdin()
-    _feed(monkeypatch, b"# none\n")
+    stdin(b"# none\n")
     assert _line(lambda: read_names(Path("-"))) == (
         "- (standard input): names file maps no ids to names"
     )
     files.reset_stdin()
-    _feed(monkeypatch, b"i-1: a\n1.5: b\n")
+    stdin(b"i-1: a\n1.5: b\n")
     assert _line(lambda: read_names(Path("-"))) == "- (standard input): id 1.5 is not a string"
