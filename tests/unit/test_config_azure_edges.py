@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.unit.config_lines import config_line
 from tests.unit.test_config_azure import AMLFS, AZ, BASE
-
-from gpufabric.config import parse
-from gpufabric.errors import UserError
 
 SIZE = "Standard_ND96isr_H100_v5"
 OK = f"ok ({SIZE} x 16)"
@@ -39,11 +37,7 @@ RDMA_FREE = {
 
 
 def _line(override: dict[str, Any]) -> str:
-    try:
-        cfg = parse({**BASE, **override}, "edge")
-    except UserError as exc:
-        return str(exc)
-    return f"ok ({cfg.instance_type} x {cfg.nodes})"
+    return config_line(BASE, override)
 
 
 def _amlfs(subnet: str | None = None, **kw: Any) -> dict[str, Any]:

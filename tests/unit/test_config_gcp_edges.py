@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.unit.config_lines import config_line
 from tests.unit.test_config_gcp import BASE, GCP, NETWORK
-
-from gpufabric.config import parse
-from gpufabric.errors import UserError
 
 ULTRA = "a3-ultragpu-8g"  # 8 GPU NICs, 2 host NICs (a second host range)
 SA = "nodes@my-gpu-project.iam.gserviceaccount.com"
@@ -18,11 +16,7 @@ PSA24 = {**NETWORK, "storageSubnet": "10.0.32.0/24"}
 
 
 def _line(override: dict[str, Any]) -> str:
-    try:
-        cfg = parse({**BASE, **override}, "edge")
-    except UserError as exc:
-        return str(exc)
-    return f"ok ({cfg.instance_type} x {cfg.nodes})"
+    return config_line(BASE, override)
 
 
 def _gcp(**kw: Any) -> dict[str, Any]:

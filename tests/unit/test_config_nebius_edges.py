@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.unit.config_lines import config_line
 from tests.unit.test_config_nebius import BASE, FS
-
-from gpufabric.config import parse
-from gpufabric.errors import UserError
 
 OK = "ok (gpu-h100-sxm/8gpu-128vcpu-1600gb x 16)"
 RESERVATION = "must be a Nebius reservation (capacity block group) id"
@@ -19,11 +17,7 @@ TAG = "1-36 lowercase letters, digits or '-', starting with a letter (a virtiofs
 
 
 def _line(override: dict[str, Any]) -> str:
-    try:
-        cfg = parse({**BASE, **override}, "edge")
-    except UserError as exc:
-        return str(exc)
-    return f"ok ({cfg.instance_type} x {cfg.nodes})"
+    return config_line(BASE, override)
 
 
 def _fs(**kw: Any) -> dict[str, Any]:

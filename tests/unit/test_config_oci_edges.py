@@ -8,11 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.unit.config_lines import config_line
 from tests.unit.test_config_oci import AD, BASE, ISLAND, LUSTRE, OCI, RES
 
 from gpufabric.clouds.oci.rules import lustre_addresses
-from gpufabric.config import parse
-from gpufabric.errors import UserError
 
 OK = "ok (BM.GPU.H100.8 x 16)"
 IMAGE = "ocid1.image.oc1.iad.aaaaaaaaexampleimage"
@@ -26,11 +25,7 @@ AD_NAME = (
 
 
 def _line(override: dict[str, Any]) -> str:
-    try:
-        cfg = parse({**BASE, **override}, "edge")
-    except UserError as exc:
-        return str(exc)
-    return f"ok ({cfg.instance_type} x {cfg.nodes})"
+    return config_line(BASE, override)
 
 
 def _lustre(subnet: str | None = None, **kw: Any) -> dict[str, Any]:
