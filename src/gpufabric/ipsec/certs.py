@@ -111,6 +111,20 @@ def ca_cert_pem(directory: Path) -> str:
     return read_text(directory / CA_CERT, what="the CA certificate (PEM)", max_bytes=MiB)
 
 
+def _ec_key(
+    data: bytes, password: bytes | None, path: Path, unreadable: str
+) -> ec.EllipticCurvePrivateKey:
+    """The ECDSA key in `data`; one line naming `path` when it does not load (`unreadable`) or
+    is another kind of key."""
+    try:
+        key = serialization.load_pem_private_key(data, password=password)
+    except (ValueError, TypeError):
+        raise UserError(f"ipsec_ca_dir: {path} {unreadable}") from None
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise UserError(f"ipsec_ca_dir: {path} is not an ECDSA key")
+    return key
+
+
 def load_ca(
     directory: Path, passphrase: bytes
 ) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
@@ -118,28 +132,15 @@ def load_ca(
     key encrypted with a weaker work factor (earlier versions: 2,048 PBKDF2 iterations) is
     encrypted again with the current one."""
     _require(passphrase)
-    data = read_bytes(directory / CA_KEY, what="the CA key (PEM)", max_bytes=MiB)
+    path = directory / CA_KEY
+    data = read_bytes(path, what="the CA key (PEM)", max_bytes=MiB)
     if b"ENCRYPTED" not in data.split(b"\n", 1)[0]:
         check_passphrase(passphrase)
-        try:
-            plain = serialization.load_pem_private_key(data, password=None)
-        except (ValueError, TypeError):
-            raise UserError(
-                f"ipsec_ca_dir: {directory / CA_KEY} is not a PEM private key"
-            ) from None
-        if not isinstance(plain, ec.EllipticCurvePrivateKey):
-            raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
-        data = _write_key(directory / CA_KEY, plain, passphrase)
-    try:
-        key = serialization.load_pem_private_key(data, password=passphrase)
-    except (ValueError, TypeError):
-        raise UserError(
-            f"ipsec_ca_dir: {directory / CA_KEY} does not open with GPUFABRIC_IPSEC_CA_PASSPHRASE"
-        ) from None
-    if not isinstance(key, ec.EllipticCurvePrivateKey):
-        raise UserError(f"ipsec_ca_dir: {directory / CA_KEY} is not an ECDSA key")
+        plain = _ec_key(data, None, path, "is not a PEM private key")
+        data = _write_key(path, plain, passphrase)
+    key = _ec_key(data, passphrase, path, "does not open with GPUFABRIC_IPSEC_CA_PASSPHRASE")
     if (pbkdf2_iterations(data) or 0) < keyfile.ITERATIONS:
-        _write_key(directory / CA_KEY, key, passphrase)
+        _write_key(path, key, passphrase)
     return key, x509.load_pem_x509_certificate(
         read_bytes(directory / CA_CERT, what="the CA certificate (PEM)", max_bytes=MiB)
     )
