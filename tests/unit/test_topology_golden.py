@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpufabric.cli.conventions import flag
 from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
@@ -93,8 +94,8 @@ def _topologies() -> dict[str, Topology]:
 def _try(make: Callable[[], Any]) -> Any:
     try:
         return make()
-    except UserError as exc:
-        return f"UserError: {exc}"
+    except UserError as exc:  # as the CLI prints it: arguments said as their flags
+        return f"UserError: {exc.said(flag)}"
 
 
 def _outputs(t: Topology) -> dict[str, Any]:
