@@ -212,3 +212,21 @@ def test_neither_a_host_list_nor_imds_documents(data: Any) -> None:
         "t: expected OCI compute hosts ({'items': [...]}, the CLI's {'data': ...}) "
         "or a mapping node name -> rdmaTopologyData"
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "line"),
+    [
+        ({"computeLocalBlockId": ["local0"]}, "t: items[0]: computeLocalBlockId: ['local0'] must be a string"),
+        ({"computeHpcIslandId": True}, "t: items[0]: computeHpcIslandId: True must be a string"),
+        ({"computeGpuMemoryFabricId": "f\nx"}, "t: items[0]: computeGpuMemoryFabricId: 'f\\nx' holds"),
+    ],
+)  # fmt: skip
+def test_a_block_id_that_is_not_an_id_is_refused_not_skipped(
+    extra: dict[str, Any], line: str
+) -> None:
+    """A list or true under a block key was skipped as if the id were missing (the
+    host left out as "no ... id"); it is refused, naming the item and the key."""
+    with pytest.raises(UserError) as err:
+        oci.parse([_item(**extra)], origin="t")
+    assert str(err.value).startswith(line)

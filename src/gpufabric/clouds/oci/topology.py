@@ -47,11 +47,14 @@ _KEYS = {
 _IMDS = ("customerHPCIslandId", "customerNetworkBlock", "customerLocalBlock")
 
 
-def _first(item: Mapping[str, Any], field: str) -> str | None:
+def _first(item: Mapping[str, Any], field: str, where: str) -> str | None:
+    """The item's id for `field` under the first of its keys that is set; None when none is
+    (absent, null or empty). A value that is not an id (a list, a number, true) is refused,
+    naming the key, not skipped as if it were missing."""
     for key in _KEYS[field]:
         value = item.get(key)
-        if isinstance(value, str) and value:
-            return value
+        if value not in (None, ""):
+            return types.check(types.NodeId, value, f"{where}: {key}")
     return None
 
 
@@ -107,7 +110,8 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "oci"
         iid = _instance(item, f"{origin}: items[{number}]")
         if iid is None:
             continue  # a host with no instance on it (free capacity): not a node
-        path = (_first(item, "island"), _first(item, "block"), _first(item, "local"))
+        where = f"{origin}: items[{number}]"
+        path = tuple(_first(item, field, where) for field in ("island", "block", "local"))
         if None in path:
             missing = [
                 n
@@ -129,9 +133,9 @@ def parse(data: Any, names: Mapping[str, str] | None = None, origin: str = "oci"
             Host(
                 name=host_name(iid, names),
                 path=full,
-                nvlink_domain=_first(item, "fabric"),
+                nvlink_domain=_first(item, "fabric", where),
                 instance_id=iid,
-                instance_type=_shape(item, f"{origin}: items[{number}]"),
+                instance_type=_shape(item, where),
             )
         )
     return Topology(tuple(hosts), source=origin, skipped=tuple(skipped))
