@@ -154,7 +154,7 @@ def test_imds_sources_render_the_fabric(tmp_path: Path, imds, source: str) -> No
     ("source", "doc", "words"),
     [
         ("oci", {**OCI["n3"], "customerLocalBlock": "lb7\nSwitchName=evil"},
-         "host 'n3': path[2] 'lb7\\nSwitchName=evil' holds the control character"),
+         "n3: customerLocalBlock: 'lb7\\nSwitchName=evil' holds the control character"),
         ("nebius", {**NEBIUS["n3"], "infiniband_topology_path": ["r", "s1", "l2\nx"]},
          "host 'n3': path[2] 'l2\\nx' holds the control character"),
         ("nebius", {**NEBIUS["n3"], "id": 12345}, "instance id: 12345 must be a string"),
