@@ -9,17 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.unit.test_sixth_cloud import STACK
 
 REPO = Path(__file__).resolve().parents[2]
-STACK = """config:
-  sixth:region: six-west1
-  gpufabric:instanceType: six.gpu8
-  gpufabric:nodes: 3
-  gpufabric:zone: six-west1-a
-  gpufabric:encryption: ipsec
-  gpufabric:sixth:
-    project: demo
-"""
 
 
 @pytest.fixture(autouse=True)
