@@ -5,7 +5,7 @@ ids and wiring, NCCL output and tune, node facts, certify, capacity, the boot bu
 stores); tests/unit/test_mutation_groups.py fails when a reader is in no group.
 
     .venv/bin/python benchmarks/mutation_score.py [GROUP ...] [--children N] [--survivors]
-        [--only FILE ...]
+        [--only FILE ...] [--again]
 
 For each group, mutmut (PyPI) runs in its own scratch copy of the project (never in the
 worktree) with only the group's modules mutated and only the tests that cover them selected;
@@ -13,6 +13,8 @@ then one line per module: killed / all mutants, survivors, mutants no test reach
 and the score. Survivors are listed with `--survivors` (their names work with `mutmut show`
 inside the kept scratch folder). Slow (minutes to an hour per group on 2 cores): not in CI.
 The figures measured and the survivors judged equivalent: benchmarks/mutation_survivors.md.
+`--again` reruns only the kept run's survivors against this checkout's tests (after writing
+tests for them), so the score after costs minutes, not the whole run again.
 """
 
 from __future__ import annotations
@@ -504,6 +506,50 @@ def _run(group: str, children: int, only: list[str]) -> dict[str, Counter[str]]:
     if only:
         modules = [m for m in modules if any(m.endswith(o) for o in only)]
     work = _workspace(group, modules, tests)
+    return _mutmut(work, [], children)
+
+
+def _again(group: str, children: int) -> dict[str, Counter[str]]:
+    """Rerun only the kept run's survivors (and mutants no test reached) with this checkout's
+    tests: the others were killed by a subset of today's tests. Refused when a mutated module
+    changed since that run, since its mutants would then be stale."""
+    work = SCRATCH / group
+    results = work / "results.txt"
+    if not results.is_file():
+        sys.exit(f"error: no kept run of {group} in {work}: run it without --again first")
+    mutated = re.search(r"^only_mutate = \[(.*)\]$", (work / "pyproject.toml").read_text(), re.M)
+    assert mutated, work / "pyproject.toml"
+    for module in re.findall(r'"([^"]+)"', mutated[1]):
+        if (REPO / module).read_bytes() != (work / module).read_bytes():
+            sys.exit(f"error: {module} changed since the kept run: rerun without --again")
+    selection = ", ".join(
+        f'"{t}"' for t in [*GROUPS[group][1], "-m", "not lab", "-p", "no:cacheprovider"]
+    )
+    pyproject = work / "pyproject.toml"
+    pyproject.write_text(
+        re.sub(
+            r"^pytest_add_cli_args_test_selection = .*$",
+            lambda _: f"pytest_add_cli_args_test_selection = [{selection}]",
+            pyproject.read_text(),
+            flags=re.M,
+        )
+    )
+    for name in ["tests", *EXTRA]:
+        src = REPO / name
+        if src.is_dir():
+            shutil.rmtree(work / name, ignore_errors=True)
+            shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.rmtree(work / "mutants" / name, ignore_errors=True)
+    names = [
+        line.split(":")[0].strip()
+        for line in results.read_text().splitlines()
+        if line.strip().endswith(("survived", "no tests"))
+    ]
+    return _mutmut(work, names, children) if names else _mutmut(work, None, children)
+
+
+def _mutmut(work: Path, names: list[str] | None, children: int = 1) -> dict[str, Counter[str]]:
+    """Run mutmut in `work` (all mutants, or only `names`; None: none, read the results)."""
     mutmut = Path(sys.executable).parent / "mutmut"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # the copy's tests read the real captures where this checkout's tests do
@@ -512,16 +558,16 @@ def _run(group: str, children: int, only: list[str]) -> dict[str, Counter[str]]:
 
     env.setdefault("GPUFABRIC_FIXTURES", str(FIXTURES.resolve()))
     env.setdefault("GPUFABRIC_REALCLIENTS", str(REALCLIENTS.resolve()))
-    log = work / "mutmut-run.log"
-    with log.open("w") as fh:
-        subprocess.run(
-            [str(mutmut), "run", "--max-children", str(children)],
-            cwd=work,
-            env=env,
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-            check=False,
-        )
+    if names is not None:
+        with (work / "mutmut-run.log").open("a" if names else "w") as fh:
+            subprocess.run(
+                [str(mutmut), "run", "--max-children", str(children), *names],
+                cwd=work,
+                env=env,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                check=False,
+            )
     done = subprocess.run(
         [str(mutmut), "results", "--all", "true"],
         cwd=work,
@@ -558,6 +604,11 @@ def main() -> int:
         metavar="FILE",
         help="mutate only the group's modules whose path ends with FILE (repeatable)",
     )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="rerun only the kept run's survivors with this checkout's tests (sources unchanged)",
+    )
     args = parser.parse_args()
     unknown = [g for g in args.groups if g not in GROUPS]
     if unknown:
@@ -567,7 +618,9 @@ def main() -> int:
             parser.error(f"--only {o!r} names no module of the groups asked for")
     failed = False
     for group in args.groups or list(GROUPS):
-        counts = _run(group, args.children, args.only)
+        counts = (
+            _again(group, args.children) if args.again else _run(group, args.children, args.only)
+        )
         if not counts:
             print(f"{group}: no results (see {SCRATCH / group / 'mutmut-run.log'})")
             failed = True

@@ -60,3 +60,37 @@ def test_every_module_that_reads_input_is_in_a_mutation_group() -> None:
     assert readers, "the scan found no reader"
     missing = [r for r in readers if r not in grouped]
     assert not missing, f"readers in no mutation group: {missing}"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "mutation_score_again", REPO / "benchmarks" / "mutation_score.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_again_refuses_a_module_changed_since_the_kept_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--again` reruns only the kept run's survivors: stale mutants of a changed module would
+    give a score of code that no longer exists, so it refuses and says to rerun in full."""
+    script = _script()
+    module = "src/gpufabric/inventory/build.py"
+    work = tmp_path / "inventory"
+    (work / "src/gpufabric/inventory").mkdir(parents=True)
+    (work / module).write_text((REPO / module).read_text() + "\n# changed\n")
+    (work / "pyproject.toml").write_text(f'[tool.mutmut]\nonly_mutate = ["{module}"]\n')
+    (work / "results.txt").write_text("    gpufabric.inventory.build.x_build__mutmut_1: survived\n")
+    monkeypatch.setattr(script, "SCRATCH", tmp_path)
+    with pytest.raises(SystemExit, match=f"error: {module} changed since the kept run"):
+        script._again("inventory", 1)
+
+
+def test_again_needs_a_kept_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = _script()
+    monkeypatch.setattr(script, "SCRATCH", tmp_path)
+    with pytest.raises(SystemExit, match="error: no kept run of inventory"):
+        script._again("inventory", 1)
