@@ -246,6 +246,16 @@ def test_the_mtu_limits_themselves_are_valid(mtu: int) -> None:
             ("ethernet",),
             f"gpufabric_fabric: 'ethernet' is not valid; use one of {', '.join(FABRICS)}",
         ),
+        (
+            ("infiniband", "p5.48xlarge"),
+            "fabric_health_instance_type: 'p5.48xlarge' has fabric efa, not gpufabric_fabric "
+            "'infiniband'; its NIC count and rate would judge the wrong fabric",
+        ),
+        (
+            ("tcpxo", "a4-highgpu-8g"),
+            "fabric_health_instance_type: 'a4-highgpu-8g' has fabric roce, not gpufabric_fabric "
+            "'tcpxo'; its NIC count and rate would judge the wrong fabric",
+        ),
     ],
 )
 def test_bad_expectations_are_refused_in_one_exact_line(args: tuple, message: str) -> None:

@@ -54,6 +54,11 @@ def expected(fabric: str, instance_type: str = "", mtu: int | None = None) -> Ex
     from gpufabric.catalog import lookup  # pydantic only when an instance type is named
 
     it = lookup(instance_type, key="fabric_health_instance_type")
+    if it.fabric != fabric:
+        raise UserError(
+            f"fabric_health_instance_type: {instance_type!r} has fabric {it.fabric}, "
+            f"not gpufabric_fabric {fabric!r}; its NIC count and rate would judge the wrong fabric"
+        )
     pcie = t["gpu_pcie"].get(it.gpu.model, {})
     return Expected(
         **base,
