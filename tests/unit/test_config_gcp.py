@@ -54,6 +54,12 @@ BAD: list[tuple[str, dict[str, Any], str, str]] = [
         "project id",
     ),
     (
+        "project not the provider's",
+        {"gcp:project": "someone-else"},
+        "gpufabric:gcp.project",
+        "'my-gpu-project' is not valid; it must match gcp:project 'someone-else' (the provider's project)",
+    ),
+    (
         "zone in another region",
         {"gpufabric:zone": "europe-west4-b"},
         "gpufabric:zone",
@@ -263,6 +269,12 @@ def test_bad_value_names_the_key(case: str, override: dict[str, Any], key: str, 
     assert message.startswith(f"{key}:"), message
     assert words in message, message
     assert "\n" not in message
+
+
+def test_an_unset_or_empty_provider_project_is_not_compared() -> None:
+    """gcp:project left out (or empty) lets the provider find its project: nothing to match."""
+    for raw in ({k: v for k, v in BASE.items() if k != "gcp:project"}, {**BASE, "gcp:project": ""}):
+        assert parse(raw, "test").gcp.project == "my-gpu-project"
 
 
 def test_good_config_parses_with_gcp_defaults() -> None:

@@ -35,6 +35,8 @@ def _line(cloud: ModuleType, section: str, **values: Any) -> str:
     base = cloud.BASE
     given = {**base[f"gpufabric:{section}"], **values}
     extra = {"gpufabric:nodeGroup": "instances"} if "maxDistance" in values else {}
+    if "project" in values:  # the provider's project is the same one (else that is refused)
+        extra["gcp:project"] = values["project"]
     try:
         parse({**base, **extra, f"gpufabric:{section}": given}, "edge")
     except UserError as exc:

@@ -81,6 +81,9 @@ class CloudSpec:
     """Where the topology role asks for its nodes' network position (a topology source name)."""
     region_hint: str = ""
     """Where region_key is None: what gpufabric:zone holds, e.g. "the region, e.g. eu-north1"."""
+    provider_settings: tuple[tuple[str, str], ...] = ()
+    """(field of gpufabric:<name>, provider config key) pairs that must hold the same value,
+    e.g. a project id given twice: the config check refuses a stack where they differ."""
     capacity_groups: bool = False
     """Whether gpufabric:capacity.resourceGroupArn (several reservations behind one group) applies."""
     capacity_targets: bool = False

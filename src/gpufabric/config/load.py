@@ -112,6 +112,8 @@ def _parse(raw: Mapping[str, Any], stack: str) -> StackConfig:
         cfg = model.model_validate(values)
     except ValidationError as exc:
         raise _one_line(exc, values, model, cloud) from None
+    if cloud is not None:
+        _same_as_provider(cfg, cloud, raw)
     cfg._instance = lookup(cfg.instance_type)  # the one catalog look-up; cfg.instance from here
     cfg = with_storage_goal(cfg)  # a copy keeps it
     check(cfg)
@@ -165,6 +167,19 @@ def _region(raw: Mapping[str, Any]) -> str:
         + "".join(f"; on {name} {NAMESPACE}:zone names the region" for name in zoned)
         + ")",
     )
+
+
+def _same_as_provider(cfg: StackConfig, cloud: CloudSpec, raw: Mapping[str, Any]) -> None:
+    """A cloud setting that repeats a provider config key holds the same value."""
+    section = getattr(cfg, cloud.name)
+    for field, provider_key in cloud.provider_settings:
+        ours, theirs = getattr(section, field), raw.get(provider_key)
+        if theirs not in (None, "") and str(theirs) != ours:
+            raise ConfigError(
+                f"{NAMESPACE}:{cloud.name}.{field}",
+                ours,
+                f"it must match {provider_key} {str(theirs)!r} (the provider's {field})",
+            )
 
 
 def _cloud(raw: Mapping[str, Any]) -> CloudSpec | None:

@@ -10,6 +10,7 @@ CLOUD = CloudSpec(
     pulumi_sdk="pulumi_gcp",
     type_prefix="gcp",
     region_key="gcp:region",
+    provider_settings=(("project", "gcp:project"),),
     discovery_input="`gcloud compute instances list --format=json`",
     capacity_targets=True,
     topology_source="gcp",
