@@ -105,3 +105,19 @@ def test_a_project_that_is_not_a_nebius_project_id_is_refused_before_any_call() 
     with pytest.raises(UserError, match=r"stack outputs: cluster\.project"):
         discovery.live(bad, NebiusApi(service))
     assert service.calls == []
+
+
+def test_without_a_client_the_sdk_client_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufabric.clouds.nebius import live
+
+    built: list[tuple[Any, ...]] = []
+
+    class Recording(NebiusApi):
+        def __init__(self, *args: Any) -> None:
+            built.append(args)
+            super().__init__(FakeInstances([]))
+
+    monkeypatch.setattr(live, "NebiusApi", Recording)
+    with pytest.raises(UserError, match="no running node of stack nebius-h100"):
+        discovery.live(_outputs())
+    assert built == [()]

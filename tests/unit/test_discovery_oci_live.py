@@ -94,3 +94,30 @@ def test_live_oci_service_errors_are_one_line() -> None:
     message = str(err.value)
     assert message.startswith("oci ListInstancePoolInstances ") and "404 no pool" in message
     assert "\n" not in message
+
+
+def test_without_a_client_the_sdk_clients_are_built_for_the_stacks_region(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpufabric.clouds.oci import live
+
+    built: list[tuple[Any, ...]] = []
+    listed: list[tuple[Any, ...]] = []
+
+    class Recording(OciApi):
+        def __init__(self, *args: Any) -> None:
+            built.append(args)
+
+    def listings(api: Any, compartment: str, pools: list[str]) -> list[Any]:
+        listed.append((api, compartment, pools))
+        return []
+
+    monkeypatch.setattr(live, "OciApi", Recording)
+    monkeypatch.setattr(live, "listings", listings)
+    outputs = parse(plan_for("oci-h100").outputs)
+    with pytest.raises(UserError, match="no running node"):
+        discovery.live(outputs)
+    assert built == [(outputs.cluster.region,)]
+    ((api, compartment, pools),) = listed
+    assert isinstance(api, Recording)
+    assert (compartment, pools) == (outputs.cluster.compartment, [outputs.nodes.groups[0].id])

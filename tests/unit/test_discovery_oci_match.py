@@ -198,3 +198,18 @@ def test_an_instance_of_another_compartment_is_named_with_both() -> None:
         f"inst-a ({out.nodes.groups[0].name}): compartment {other}, not the stack's "
         f"{out.cluster.compartment}; left out"
     ]
+
+
+def test_outputs_with_two_cluster_networks_are_refused_not_merged() -> None:
+    """The pool listing does not say which pool an instance is in: with two cluster networks
+    every node would be put in the first one's group."""
+    out = _outputs()
+    first = out.nodes.groups[0]
+    second = first.model_copy(update={"id": f"{first.id}2", "name": "other-cn"})
+    out = out.model_copy(update={"nodes": out.nodes.model_copy(update={"groups": [first, second]})})
+    with pytest.raises(UserError) as err:
+        oci.match(out, [("f0", _pool(_entry()))])
+    assert str(err.value) == (
+        f"stack outputs: nodes.groups has 2 cluster networks ({first.name}, other-cn); OCI "
+        "discovery matches one (its listings do not say which pool an instance is in)"
+    )

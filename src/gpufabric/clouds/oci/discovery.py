@@ -82,8 +82,15 @@ def match(outputs: StackOutputs, docs: Sequence[tuple[str, Any]]) -> Found:
             "pool id; these outputs cannot be matched on OCI"
         )
     # one pool per cluster network: every listed instance belongs to the outputs' pool, unless
-    # the listing says otherwise (instance-pool-id is not in InstanceSummary)
-    (group,) = list(groups.values())[:1]
+    # the listing says otherwise (instance-pool-id is not in InstanceSummary), so outputs with
+    # two could not say which pool's group a node is in
+    if len(groups) > 1:
+        names = ", ".join(g.name for g in groups.values())
+        raise UserError(
+            f"stack outputs: nodes.groups has {len(groups)} cluster networks ({names}); OCI "
+            "discovery matches one (its listings do not say which pool an instance is in)"
+        )
+    (group,) = groups.values()
     for origin, inst in pools:
         name = inst.get("display-name")
         iid = inst.get("id")
