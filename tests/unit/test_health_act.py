@@ -41,6 +41,28 @@ def test_scontrol_reason_ends_at_the_next_field_not_at_an_equals_sign_inside_it(
     }
 
 
+def test_a_reason_holding_field_like_words_runs_to_scontrols_user_and_time_stamp() -> None:
+    """An operator's reason may hold "Word=" or even " Reason=": scontrol ends a reason it
+    stamped with " [user@time]", so that is where it ends, not at the next "Word="."""
+    text = "\n".join(
+        [
+            scontrol(
+                "n1",
+                "IDLE+DRAIN",
+                "fan Reason=RMA Ticket=42 [root@2026-12-01T18:28:45]",
+                " Comment=(null) ResumeAfterTime=None",
+            ),
+            scontrol("n2", "DRAIN", "psu [slurm@Dec 1 10:00]"),
+            scontrol("n3", "DRAIN", "no stamp Ticket=7", " Comment=(null)"),
+        ]
+    )
+    assert act.parse_scontrol_nodes(text) == {
+        "n1": {"state": "IDLE+DRAIN", "reason": "fan Reason=RMA Ticket=42"},
+        "n2": {"state": "DRAIN", "reason": "psu"},
+        "n3": {"state": "DRAIN", "reason": "no stamp"},
+    }
+
+
 def test_a_reason_at_the_limit_is_kept_whole_and_one_over_it_is_cut() -> None:
     prefix = "gpufabric-health: "
     exact = act.slurm_reason(["x" * (act.MAX_REASON - len(prefix))])
@@ -75,7 +97,7 @@ def test_slurm_plan_for_every_node_state(
 ) -> None:
     nodes = {"n1": {"state": state, "reason": reason}}
     [planned] = act.plan_slurm({"n1": verdict}, nodes)
-    assert (planned["action"], planned["why"]) == (action, why)
+    assert (planned["node"], planned["action"], planned["why"]) == ("n1", action, why)
     if action == "keep":
         assert planned["argv"] == []
 

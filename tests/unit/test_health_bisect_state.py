@@ -129,6 +129,41 @@ def test_a_group_that_passes_its_retest_is_noise() -> None:
     assert state["findings"] == ["n01+n02+n03+n04 failed once, passed on retest (noise)"]
 
 
+def test_a_small_group_whose_members_all_pass_with_good_partners_is_tested_again() -> None:
+    """A failing group of 2-3 is confirmed member by member; when every member passes with a
+    known-good partner, the group itself is measured once more (noise or the links between)."""
+    calls = {"n": 0}
+
+    def once_slow(tests: list[dict]) -> list[dict]:
+        calls["n"] += 1
+        return [rate(10.0 if calls["n"] == 1 and "n01" in t["hosts"] else 100.0) for t in tests]
+
+    state = bisect.run(hosts(5), once_slow, LIMITS)
+    assert state["bad"] == {} and sorted(state["good"]) == hosts(5)
+    assert [t["kind"] for t in state["rounds"][-1]["tests"]] == ["retest"]
+    assert state["findings"] == ["n01+n02+n03 failed once, passed on retest (noise)"]
+
+
+def test_a_confirm_partner_is_never_a_good_host_busy_in_another_test_of_the_round() -> None:
+    """Good hosts can be busy in the same round (a retest of a group whose parts passed): each
+    confirm takes a good host that no other test of the round uses."""
+    state = {
+        "done": False,
+        "rounds": [],
+        "good": ["g1", "g2", "g3", "g4", "g5"],
+        "queue": [
+            {"kind": "retest", "hosts": ["g1", "g2"]},
+            {"kind": "confirm", "suspect": "s1", "parent": "r1t1"},
+            {"kind": "retest", "hosts": ["g3", "g4"]},
+            {"kind": "confirm", "suspect": "s2", "parent": "r1t1"},
+        ],
+    }
+    tests = bisect.plan(state)
+    assert [t["hosts"] for t in tests] == [["g1", "g2"], ["g3", "g4"], ["s1", "g5"]]
+    assert [t["id"] for t in tests] == ["r1t1", "r1t2", "r1t3"]
+    assert state["queue"] == [{"kind": "confirm", "suspect": "s2", "parent": "r1t1"}]
+
+
 def test_failed_measurements_are_not_peers() -> None:
     """A result that failed (an error) does not lift the peers' median, even with figures."""
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 from gpufabric.health import traffic
 
 
@@ -77,6 +79,52 @@ def test_iperf3_intervals_skip_the_stub_and_keep_a_missing_direction_unusable() 
     del doc["intervals"][0]["sum_bidir_reverse"]
     fwd, rev, err = traffic.parse_iperf3(json.dumps(doc), interval=0.5)
     assert fwd == [0.3] and math.isnan(rev[0]) and err == ""
+
+
+def test_an_interval_without_seconds_is_a_stub_and_a_stub_does_not_end_the_run() -> None:
+    doc = json.loads(iperf3_json((0.1, 9e8, 9e8), (1.0, 2e8, 1e8), (1.0, 4e8, 3e8)))
+    del doc["intervals"][2]["sum"]["seconds"]
+    assert traffic.parse_iperf3(json.dumps(doc), interval=0.5) == ([0.2], [0.1], "")
+
+
+@pytest.mark.parametrize(
+    ("intervals", "error"),
+    [
+        ({"a": 1}, "iperf3 intervals is not a list"),
+        ([1], "iperf3 interval 0: not an object with a sum"),
+        ([{"sum": [1]}], "iperf3 interval 0: not an object with a sum"),
+        ([{"streams": []}], "iperf3 interval 0: not an object with a sum"),
+        (
+            [{"sum": {"seconds": 1}, "sum_bidir_reverse": "x"}],
+            "iperf3 interval 0: not an object with a sum",
+        ),
+        (
+            [{"sum": {"seconds": "1", "bits_per_second": 1e9}}],
+            "iperf3 interval 0: seconds or bits_per_second is not a number",
+        ),
+        (
+            [{"sum": {"seconds": 1, "bits_per_second": "nan"}}],
+            "iperf3 interval 0: seconds or bits_per_second is not a number",
+        ),
+        (
+            [{"sum": {"seconds": 1, "bits_per_second": True}}],
+            "iperf3 interval 0: seconds or bits_per_second is not a number",
+        ),
+        (
+            [
+                {"sum": {"seconds": 1, "bits_per_second": 1e9}},
+                {"sum": {"seconds": 1, "bits_per_second": 1e9},
+                 "sum_bidir_reverse": {"bits_per_second": None}},
+            ],
+            "iperf3 interval 1: seconds or bits_per_second is not a number",
+        ),
+    ],
+)  # fmt: skip
+def test_a_node_s_malformed_iperf3_intervals_are_an_error_not_a_crash(
+    intervals: object, error: str
+) -> None:
+    """iperf3's JSON comes from the node: a malformed interval is that hop's error."""
+    assert traffic.parse_iperf3(json.dumps({"intervals": intervals})) == ([], [], error)
 
 
 def test_iperf3_without_intervals_or_with_an_error_is_no_result() -> None:

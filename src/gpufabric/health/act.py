@@ -19,6 +19,7 @@ TAINT_KEY = "gpufabric.io/fabric-health"
 TAINT_EFFECT = "NoSchedule"
 MAX_REASON = 200
 _FIELD = re.compile(r"(?:^|\s)([A-Za-z]+)=")
+_STAMP = re.compile(r"\s\[[^\s\[\]@]+@[^\[\]]*\](?=\s|$)")  # " [root@2026-12-01T18:28:45]"
 
 
 def parse_scontrol_nodes(text: str) -> dict[str, dict[str, str]]:
@@ -32,11 +33,12 @@ def parse_scontrol_nodes(text: str) -> dict[str, dict[str, str]]:
         head = line
         if " Reason=" in line:
             head, _, tail = line.partition(" Reason=")
-            m = _FIELD.search(tail)  # fields after Reason (newer Slurm prints some)
-            while m is not None and not re.match(r"^[A-Z][A-Za-z]+$", m.group(1)):
-                m = _FIELD.search(tail, m.end())
+            # scontrol ends a reason set by `scontrol update` with " [user@time]": the reason
+            # is what comes before it, whatever it holds (even "Word=" or " Reason=")
+            m = _STAMP.search(tail) or _FIELD.search(tail)
+            while m is not None and m.re is _FIELD and not re.match(r"^[A-Z][A-Za-z]+$", m[1]):
+                m = _FIELD.search(tail, m.end())  # fields after Reason (newer Slurm prints some)
             reason = (tail[: m.start()] if m else tail).strip()
-            reason = re.sub(r"\s*\[[^\]]*@[^\]]*\]$", "", reason)
         fields = dict(re.findall(r"(\w+)=(\S*)", head))
         node = fields.get("NodeName", "")
         if node:

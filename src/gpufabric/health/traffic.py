@@ -79,15 +79,35 @@ def parse_iperf3(text: str, interval: float = 0.5) -> tuple[list[float], list[fl
         return [], [], f"iperf3: {doc['error']}"
     fwd: list[float] = []
     rev: list[float] = []
-    for iv in doc.get("intervals") or []:
-        s, r = iv.get("sum") or {}, iv.get("sum_bidir_reverse") or {}
-        if float(s.get("seconds", 0)) < interval / 2:  # a stub interval at the end
+    intervals = doc.get("intervals") or []
+    if not isinstance(intervals, list):
+        return [], [], "iperf3 intervals is not a list"
+    for n, iv in enumerate(intervals):
+        s = iv.get("sum") if isinstance(iv, dict) else None
+        r = (iv.get("sum_bidir_reverse") or {}) if isinstance(iv, dict) else None
+        if not isinstance(s, dict) or not isinstance(r, dict):
+            return [], [], f"iperf3 interval {n}: not an object with a sum"
+        seconds, forward, reverse = (
+            _number(s.get("seconds", 0)),
+            _number(s.get("bits_per_second", math.nan)),
+            _number(r.get("bits_per_second", math.nan)),
+        )
+        if seconds is None or forward is None or reverse is None:
+            return [], [], f"iperf3 interval {n}: seconds or bits_per_second is not a number"
+        if seconds < interval / 2:  # a stub interval at the end
             continue
-        fwd.append(float(s.get("bits_per_second", math.nan)) / 1e9)
-        rev.append(float(r.get("bits_per_second", math.nan)) / 1e9)
+        fwd.append(forward / 1e9)  # a missing rate is NaN: judged as no sample
+        rev.append(reverse / 1e9)
     if not fwd:
         return [], [], "iperf3 reported no interval"
     return fwd, rev, ""
+
+
+def _number(value: Any) -> float | None:
+    """A JSON number as a float (NaN stays NaN: no sample); None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
 
 
 def outputs_of(registered: Any) -> list[str]:
