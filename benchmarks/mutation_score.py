@@ -274,6 +274,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_nebius.py",
             "tests/unit/test_discovery_oci.py",
             "tests/unit/test_discovery_nebius.py",
+            "tests/unit/test_cloud_ids.py",
         ],
     ),
     # the boundary every input crosses: file limits, strict formats, typed values, writers

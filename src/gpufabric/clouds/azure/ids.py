@@ -9,12 +9,13 @@ import re
 
 from gpufabric.inputs import types
 
+# (?i) inside the pattern: ResourceId, built from the pattern alone, ignores case as well
 _RESOURCE_ID_RE = re.compile(
-    r"/subscriptions/(?P<subscription>[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12})"
+    r"(?i)/subscriptions/(?P<subscription>[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12})"
     r"/resourceGroups/(?P<group>[-\w.()]{0,89}[-\w()])"
     r"/providers/(?P<namespace>[A-Za-z][A-Za-z0-9.]*)"
     r"(?P<path>(?:/[A-Za-z][A-Za-z0-9]*/[^/\s]+)+)",
-    re.ASCII | re.IGNORECASE,
+    re.ASCII,
 )
 ResourceId = types.matching(
     _RESOURCE_ID_RE.pattern,

@@ -53,10 +53,13 @@ REGION_KEYS = {
 
 
 def _is_key_of(where: str, region: str) -> bool:
-    """Whether OCID region field `where` names `region`: its key, when the table knows it (an
-    unknown region is not refused: the table is not every region)."""
+    """Whether OCID region field `where` (not `region` itself) names `region`: its key, when
+    the table knows it. For a region the table does not know (it is not every region), any key
+    but another region's name or a key the table gives another region."""
     key = REGION_KEYS.get(region)
-    return key is None or where == key
+    if key is not None:
+        return where == key
+    return "-" not in where and where not in REGION_KEYS.values()
 
 
 def _a(word: str) -> str:
