@@ -33,10 +33,11 @@ REPO = Path(__file__).resolve().parents[1]
 SCRATCH = Path(os.environ.get("GPUFABRIC_MUTATION_DIR", "/tmp/gpufabric-mutation"))
 # what the selected tests read besides src/ and tests/ (the Ansible tests run
 # ansible-inventory / ansible-playbook from the copy's root: its ansible.cfg, plugins, plays;
-# the secret-store tests read the workflow actions that call them)
+# the secret-store tests read the workflow actions that call them; the certify tests read
+# docs/certify.md and validate the scorecard with the CTRF schema `make venv` installs)
 EXTRA = [
     "infra", "stacks", "policy", "Pulumi.yaml", "ansible.cfg", "plugins", "playbooks", "roles",
-    ".github",
+    ".github", "docs", ".venv/ctrf",
 ]  # fmt: skip
 COPY = ["src", "tests", *EXTRA, "pyproject.toml"]
 
