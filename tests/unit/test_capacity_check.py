@@ -42,7 +42,39 @@ def test_oci_network_block_is_the_middle_of_the_path_and_unplaced_nodes_are_outs
 def test_a_planned_id_missing_from_the_capacity_read_is_one_line():
     cap = Capacity((Unit("nb1", "nb1", 4),), "hosts.json")
     topo = Topology((Host("n1", ("i", "nb1", "lb")),), source="oci")
-    with pytest.raises(UserError, match=r"hosts.json: nb9 \(named by the stack\) is not in"):
-        landed_outside(cap, ["nb9"], topo)
-    with pytest.raises(UserError, match="names no reservation or block"):
+    with pytest.raises(UserError) as err:
+        landed_outside(cap, ["nb1", "nb9"], topo)
+    assert str(err.value) == "hosts.json: nb9 (named by the stack) is not in the capacity read"
+    with pytest.raises(UserError) as err:
         landed_outside(cap, [], topo)
+    assert str(err.value) == (
+        "the stack names no reservation or block to check against: set them first "
+        "(gpufabric capacity plan --write)"
+    )
+
+
+def test_json_names_every_planned_unit_and_each_leaf_once():
+    """`capacity check --json`: what was planned, the leaves it covers (sorted, each once), who is
+    inside and where each node outside landed."""
+    cap = Capacity(
+        (Unit("r2", "leaf-b", 4), Unit("r1", "leaf-a", 4), Unit("r3", "leaf-b", 2)), "aws"
+    )
+    topo = Topology(
+        (
+            Host("n1", ("top", "mid", "leaf-a")),
+            Host("n2", ("top", "mid", "leaf-b")),
+            Host("n3", ("top", "mid", "leaf-c")),
+        ),
+        source="aws",
+    )
+    result = landed_outside(cap, ["r2", "r1", "r3"], topo)
+    assert result.to_dict() == {
+        "planned": ["r2", "r1", "r3"],
+        "leaves": ["leaf-a", "leaf-b"],
+        "inside": ["n1", "n2"],
+        "outside": [{"node": "n3", "landedOn": "leaf-c"}],
+    }
+    assert result.lines() == [
+        "2 node(s) inside the 3 planned unit(s) (2 leaf/leaves); 1 outside",
+        "  outside: n3 on leaf-c",
+    ]
