@@ -392,6 +392,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_inventory.py",
             "tests/unit/test_inventory_stacks.py",
             "tests/unit/test_stack_outputs.py",
+            "tests/unit/test_inventory_build.py",
+            "tests/unit/test_inventory_outputs.py",
+            "tests/unit/test_stack_outputs_build.py",
         ],
     ),
     "ipsec": (

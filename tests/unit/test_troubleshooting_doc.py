@@ -458,6 +458,30 @@ def _stdin_twice() -> str:
         files.reset_stdin()
 
 
+def _leaf_map_newline() -> str:
+    from gpufabric.inventory.outputs import load_leaf_map
+
+    Path("leaves.yml").write_text('h1: "nn-a\\nSwitchName=evil"\n')
+    return _error(lambda: load_leaf_map(Path("leaves.yml")))
+
+
+def _pulumi_fails() -> str:
+    """`stack: dev` where Pulumi knows no such stack (a fake `pulumi` printing its line)."""
+    import shutil
+
+    from gpufabric.inventory import outputs
+
+    script = Path("pulumi").resolve()
+    script.write_text("#!/bin/sh\necho \"error: no stack named 'dev' found\" >&2\nexit 255\n")
+    script.chmod(0o755)
+    which = shutil.which
+    outputs.shutil.which = lambda name: str(script)  # type: ignore[assignment]
+    try:
+        return _error(lambda: outputs.load_stack("dev"))
+    finally:
+        outputs.shutil.which = which
+
+
 NESTED_YAML = b"a:\n" + b"".join(b"  " * i + b"- \n" for i in range(70))
 
 FILE_CASES = {
@@ -488,6 +512,8 @@ FILE_CASES = {
     "inventory id": lambda: _discovery({"name": "inst-odd", "ip": "10.0.0.21", "id": "12345"}),
     "inventory outside": lambda: _discovery({"name": "inst-far", "ip": "10.1.0.5"}),
     "inventory both sources": _inventory_both,
+    "inventory leaf map": _leaf_map_newline,
+    "inventory pulumi fails": _pulumi_fails,
     "fio duplicate key": _dup_key,
     "ior disagree": _ior_disagree,
     "gigabytes in 0 ms": lambda: _storage_error(_edit_write(_zero_ms)),

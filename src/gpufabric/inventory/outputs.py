@@ -8,8 +8,14 @@ from pathlib import Path
 
 from gpufabric import stack_outputs
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
+from gpufabric.inputs.errors import one_line
+from gpufabric.inputs.files import decode_text
 from gpufabric.inputs.formats import load_json, load_yaml, parse_json
 from gpufabric.stack_outputs import StackOutputs
+
+PULUMI_TIMEOUT_S = 120
+"""How long `pulumi stack output` may take (it waits on the backend) before it is given up."""
 
 
 def load_file(path: str | Path) -> StackOutputs:
@@ -18,12 +24,16 @@ def load_file(path: str | Path) -> StackOutputs:
 
 
 def load_leaf_map(path: str | Path) -> dict[str, str]:
-    """A leaf map file: YAML/JSON mapping host name or address -> leaf switch name."""
+    """A leaf map file: YAML/JSON mapping host name or address -> leaf switch name (an id a
+    writer may still have to escape: printable, no line break)."""
     p = Path(path)
     data = load_yaml(p, what="a leaf map (YAML/JSON: host or address -> leaf name)")
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         raise UserError(f"leaf map {p}: expected a mapping of host or address to leaf name")
-    return {str(k): v for k, v in data.items()}
+    return {
+        str(k): types.check(types.NodeId, v, f"leaf map {p}: {types.show(k)}")
+        for k, v in data.items()
+    }
 
 
 def load_stack(stack: str, cwd: str | Path | None = None) -> StackOutputs:
@@ -35,16 +45,26 @@ def load_stack(stack: str, cwd: str | Path | None = None) -> StackOutputs:
             "stack: the pulumi CLI is not installed; pass an outputs file instead "
             "(pulumi stack output --json --show-secrets > outputs.json)"
         )
-    proc = subprocess.run(
-        [pulumi, "stack", "output", "--json", "--show-secrets", "--stack", stack],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=120,
-    )
+    try:
+        proc = subprocess.run(
+            [pulumi, "stack", "output", "--json", "--show-secrets", "--stack", stack],
+            capture_output=True,
+            cwd=cwd,
+            check=False,
+            timeout=PULUMI_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        raise UserError(
+            f"stack {stack}: pulumi stack output did not finish in {PULUMI_TIMEOUT_S} s "
+            "(is the backend reachable and logged in?)"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"stack {stack}: cannot run {pulumi}: {exc.strerror or exc}") from None
     if proc.returncode != 0:
-        first = (proc.stderr.strip().splitlines() or ["no output"])[0]
-        raise UserError(f"stack {stack}: pulumi stack output failed: {first}")
-    data = parse_json(proc.stdout, where=f"stack {stack}: `pulumi stack output --json`")
-    return stack_outputs.parse(data, f"stack {stack}")
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UserError(
+            f"stack {stack}: pulumi stack output failed: {one_line(err[0] if err else 'no output')}"
+        )
+    where = f"stack {stack}: `pulumi stack output --json`"
+    text = decode_text(proc.stdout, where, "the JSON of stack outputs")
+    return stack_outputs.parse(parse_json(text, where=where), f"stack {stack}")
