@@ -93,6 +93,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/topology/emit/hostfile.py",
             "src/gpufabric/topology/emit/kubernetes.py",
             "src/gpufabric/topology/emit/topology_file.py",
+            "src/gpufabric/topology/emit/names.py",
             "src/gpufabric/clouds/aws/topology.py",
         ],
         [
@@ -101,6 +102,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_sources.py",
             "tests/unit/test_topology_strict.py",
             "tests/unit/test_topology_golden.py",
+            "tests/unit/test_topology_writers.py",
         ],
     ),
     # where a node's place in the network is read from: files, ibnetdiscover, cloud metadata

@@ -136,3 +136,20 @@ def test_scores_report_the_bound_beside_the_value() -> None:
     per_edge = 2 * 127 / 128 * 1000
     assert s.spine_bytes == pytest.approx(s.cross_leaf_edges * per_edge)
     assert s.ratios()["cross_leaf_edges"] == pytest.approx(s.cross_leaf_edges / s.cross_leaf_bound)
+
+
+def test_inner_groups_are_cut_inside_each_stage() -> None:
+    """Stages of 6 nodes (tp=16 on 8-GPU nodes: tp groups of 2 nodes; dp=3; pp=2). Stage one
+    sits on leaves of 3, 1 and 2 nodes: cutting the stage whole would put two tp groups across
+    two leaves; cutting its tp groups by best fit leaves only one across."""
+    hosts = []
+    for spine, leaves in (("s1", (("a", 3), ("b", 1), ("c", 2))), ("s2", (("d", 6),))):
+        hosts += [Host(f"{leaf}{i}", (spine, leaf)) for leaf, count in leaves for i in range(count)]
+    t = Topology(tuple(hosts))
+    p = Parallelism(tp=16, dp=3, pp=2, gpus_per_node=8)
+    assert p.block_sizes(12) == [6, 2]
+    order = topology_order(t, p)
+    assert sorted(h.name for h in order) == sorted(h.name for h in hosts)
+    assert {h.leaf for h in order[:6]} == {"a", "b", "c"}  # the stage stays on its spine
+    pairs = [{h.leaf for h in order[i : i + 2]} for i in range(0, 12, 2)]
+    assert sorted(len(leaves) for leaves in pairs) == [1, 1, 1, 1, 1, 2]

@@ -25,19 +25,18 @@ from gpufabric.topology.parallel import Parallelism
 
 @dataclass
 class _Node:
-    key: str
     children: dict[str, _Node] = field(default_factory=dict)
     hosts: list[Host] = field(default_factory=list)
     remaining: int = 0
 
 
 def _tree(hosts: Sequence[Host]) -> _Node:
-    root = _Node("")
+    root = _Node()
     for host in hosts:
         node = root
         node.remaining += 1
         for key in (*host.path, f"nvl:{host.nvlink_domain or ''}"):
-            node = node.children.setdefault(key, _Node(key))
+            node = node.children.setdefault(key, _Node())
             node.remaining += 1
         node.hosts.append(host)
     _sort(root)

@@ -25,18 +25,25 @@ def _short_hash(value: str) -> str:
 
 
 def slurm_names(ids: Iterable[str]) -> dict[str, str]:
-    """Network node id -> a unique Slurm switch/block name (ids kept when already safe)."""
-    out: dict[str, str] = {}
-    used: set[str] = set()
+    """Network node id -> a unique Slurm switch/block name.
+
+    Ids that are already safe keep their name; the others get theirs with every character
+    Slurm would misread as '_', cut to 64 characters with a hash of the id when that is too
+    long or already taken (two switches of one name stop slurmctld)."""
+    ids = list(dict.fromkeys(ids))
+    used = {node for node in ids if len(node) <= SLURM_MAX and not _SLURM_BAD.search(node)}
+    out = {node: node for node in used}
     for node in ids:
-        name = _SLURM_BAD.sub("_", node)
-        if len(name) > SLURM_MAX:
-            name = f"{name[: SLURM_MAX - 9]}-{_short_hash(node)}"
-        if name in used:
-            name = f"{name[: SLURM_MAX - 9]}-{_short_hash(node)}"
+        if node in out:
+            continue
+        clean = _SLURM_BAD.sub("_", node)
+        name, salt = clean, 0
+        while len(name) > SLURM_MAX or name in used:
+            name = f"{clean[: SLURM_MAX - 9]}-{_short_hash(node + '#' * salt)}"
+            salt += 1
         used.add(name)
         out[node] = name
-    return out
+    return {node: out[node] for node in ids}
 
 
 def label_value(value: str) -> str:

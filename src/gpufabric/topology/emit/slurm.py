@@ -30,6 +30,11 @@ def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], d
     for host in topology.hosts:
         hosts.setdefault(host.leaf, []).append(host.name)
     tops = sorted(children.get(None, []), key=natural_key)
+    if len(tops) > 1 and ROOT in parents:
+        raise UserError(
+            f"topology from {topology.source}: network node {ROOT!r} has the name of the "
+            f"switch added above the {len(tops)} top nodes"
+        )
     names = slurm_names([ROOT, *sorted(parents, key=natural_key)] if len(tops) > 1 else parents)
     out: list[tuple[str, list[str], list[str]]] = []
     if len(tops) > 1:
