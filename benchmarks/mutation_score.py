@@ -509,6 +509,11 @@ def _workspace(group: str, modules: list[str], tests: list[str]) -> Path:
             # collection time is not in it, so on a loaded machine a mutant whose tests take a
             # second "timed out" while they were still loading (pulumi's providers)
             "timeout_constant = 10.0\n"
+            # mutmut's default forks each mutant from the process that ran the clean tests: a
+            # Pulumi plan there leaves an event loop whose executor threads the fork lost, and
+            # every plan test of a mutant then waits for them until the timeout; a fork server
+            # that only collected the tests forks clean children
+            'process_isolation = "forkserver"\n'
         )
     return work
 
