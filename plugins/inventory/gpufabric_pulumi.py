@@ -114,6 +114,11 @@ class InventoryModule(BaseInventoryPlugin):
             raise AnsibleParserError(str(exc)) from None
         for warning in found.warnings:
             self.display.warning(f"gpufabric_pulumi: {warning}")
+        for key in build.unmatched(leaf_map or {}, found.nodes):
+            self.display.warning(
+                f"gpufabric_pulumi: leaf map {leaf_map_file}: {key!r} matches no node found "
+                f"of stack {data.cluster.stack}; unused"
+            )
         self._populate(inv)
 
     def _populate(self, inv: dict[str, Any]) -> None:

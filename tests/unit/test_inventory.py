@@ -361,3 +361,34 @@ def test_outputs_file_and_stack_both_set(tmp_path: Path) -> None:
         "discovery_file: [d.json]\n"
     )
     _fails(source, "set outputs_file or stack, not both", "'outputs.json'", "'aws-h100'")
+
+
+def test_leaf_map_file_sets_leaves_and_names_an_entry_that_matches_no_node(tmp_path: Path) -> None:
+    """The plugin reads `leaf_map_file` next to the source: its leaves win, and an entry naming
+    no node of the stack (a typo) is a warning, not a silent no-op."""
+    asg = "aws-h100-nodes"
+    doc = cli_json.aws_describe_instances(
+        cli_json.aws_instance("i-0a", "10.0.0.1", asg=asg),
+        cli_json.aws_instance("i-0b", "10.0.0.2", asg=asg),
+    )
+    source = _source(tmp_path, plan_for("aws-h100").outputs, {"d.json": doc})
+    (tmp_path / "leaves.yml").write_text("ip-10-0-0-1: sw-1\n10.0.0.2: sw-2\nip-10-0-0-9: sw-9\n")
+    source.write_text(source.read_text() + "leaf_map_file: leaves.yml\n")
+    proc = subprocess.run(
+        [ANSIBLE_INVENTORY, "-i", str(source), "--list"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    listed = json.loads(proc.stdout)
+    assert listed["leaf_sw_1"]["hosts"] == ["ip-10-0-0-1"]
+    assert listed["leaf_sw_2"]["hosts"] == ["ip-10-0-0-2"]
+    assert "leaf_sw_9" not in listed
+    warning = " ".join(proc.stderr.split())  # Ansible wraps long warnings
+    assert (
+        "gpufabric_pulumi: leaf map leaves.yml: 'ip-10-0-0-9' matches no node found of stack aws-h100; unused"
+        in warning
+    ), proc.stderr

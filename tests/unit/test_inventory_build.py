@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 from gpufabric.discovery import Node
-from gpufabric.inventory.build import group_name, inventory
+from gpufabric.inventory.build import group_name, inventory, unmatched
 from gpufabric.stack_outputs import parse
 
 # what `pulumi stack output --json` prints for a small AWS stack (written out by hand)
@@ -170,3 +170,10 @@ def test_the_leaf_map_wins_by_name_then_by_address() -> None:
     plain = inventory(outputs(), nodes, None)
     assert "gpufabric_leaf" not in plain["_meta"]["hostvars"]["n-4"]
     assert plain["gpu_nodes"]["vars"]["gpufabric_topology_source"] == "aws"
+
+
+def test_leaf_map_entries_that_name_no_node() -> None:
+    leaf_map = {"ip-10-0-0-1": "a", "10.0.0.2": "b", "ip-10-0-0-9": "c", "10.0.0.3 ": "d"}
+    assert unmatched(leaf_map, [N1, N2, N3]) == ["ip-10-0-0-9", "10.0.0.3 "]
+    assert unmatched({}, [N1]) == []
+    assert unmatched({"n-1": "a"}, []) == ["n-1"]

@@ -58,3 +58,10 @@ def inventory(
     for group, members in sorted(extra.items()):
         inv[group] = {"hosts": members}
     return inv
+
+
+def unmatched(leaf_map: Mapping[str, str], nodes: Sequence[Node]) -> list[str]:
+    """The leaf map's keys that name no node (neither its name nor its address): a typo there
+    would otherwise leave that node's leaf to discovery without a word."""
+    known = {n.name for n in nodes} | {n.address for n in nodes}
+    return [key for key in leaf_map if key not in known]
