@@ -20,6 +20,7 @@ checkout) work the same way through `realclient(rel)`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -33,6 +34,17 @@ settings.register_profile(
 )
 settings.register_profile("thorough", database=None, deadline=None, max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gpufabric"))
+
+
+def _fresh_event_loop() -> None:
+    """A forked child (mutmut runs each mutant in one, forked after its stats run planned
+    stacks in-process) inherits the event loop whose default executor's threads did not survive
+    the fork: Pulumi's `_sync_await` would wait for them forever, and every plan test of the
+    mutant would "time out" after minutes. The child gets a loop of its own."""
+    asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+os.register_at_fork(after_in_child=_fresh_event_loop)
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(os.environ.get("GPUFABRIC_FIXTURES") or REPO.parent / "shared" / "fixtures")
