@@ -210,6 +210,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_certify_efficiency.py",
             "tests/unit/test_certify_nccl_conf.py",
             "tests/unit/test_certify_storage.py",
+            "tests/unit/test_certify_stages.py",
+            "tests/unit/test_certify_limits.py",
         ],
     ),
     # capacity position before launch: each cloud's answers read, the choice judged

@@ -39,6 +39,18 @@ def roce_v2():
     return False
 
 
+def conf_value(conf, key):
+    """KEY's value in nccl.conf text as certify reads it (gpufabric.certify.clustermax
+    parse_conf): `#` starts a comment, spaces and quotes around the value dropped, the last
+    line wins; "" when unset."""
+    value = ""
+    for line in conf.splitlines():
+        name, sep, rest = line.split("#", 1)[0].partition("=")
+        if sep and name.strip() == key:
+            value = rest.strip().strip('"').strip("'")
+    return value
+
+
 def storage(path):
     """Where PATH lives: the longest mount point of /proc/self/mounts that holds it."""
     real = os.path.realpath(path)
@@ -59,11 +71,7 @@ def main(argv):
     argv = [a for a in argv if not a.startswith("--storage=")]
     tools = {t: shutil.which(t) or "" for t in ("nvbandwidth", "dcgmi", "nvidia-smi")}
     conf = read("/etc/nccl.conf")
-    topo = [
-        line.split("=", 1)[1].strip()
-        for line in conf.splitlines()
-        if line.strip().startswith("NCCL_TOPO_FILE=")
-    ]
+    topo = conf_value(conf, "NCCL_TOPO_FILE")
     out = {
         "gpus": len(glob.glob("/proc/driver/nvidia/gpus/*")),
         "nccl_conf": conf,
@@ -72,7 +80,7 @@ def main(argv):
         "rdma": sorted(os.listdir("/sys/class/infiniband"))
         if os.path.isdir("/sys/class/infiniband")
         else [],
-        "paths": {p: os.path.exists(p) for p in argv + topo[:1] if p.startswith("/")},
+        "paths": {p: os.path.exists(p) for p in [*argv, topo] if p.startswith("/")},
         "tools": tools,
         "dcgm": None,
         "storage": storage(store[0]) if store and store[0].startswith("/") else None,

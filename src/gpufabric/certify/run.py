@@ -126,7 +126,7 @@ def certify(
 
     paths = stages.profile_paths(fabric, cloud)
     data = stages.collect(runner, alive, paths, opts.dcgm, store_path)
-    judged(stages.sanity(alive, data, want_gpus), begin(1))
+    judged(stages.sanity(alive, data, want_gpus, lab=fabric == "lab"), begin(1))
     if not nobody_left(begin(2)):
         judged(stages.configuration(alive, data, fabric, cloud, opts.fabric_tiers), 2)
     if not nobody_left(begin(3)):

@@ -11,11 +11,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
 from gpufabric.certify import clustermax
 from gpufabric.certify.hosts import Runner
 from gpufabric.certify.limits import advice
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
+from gpufabric.inputs.models import validate
 from gpufabric.nccl.profiles import book, select
 
 STAGES = (
@@ -29,6 +32,36 @@ STAGES = (
 )
 COLLECTOR = Path(__file__).with_name("collect_node.py")
 ENV_FILE = "/etc/profile.d/gpufabric-nccl.sh"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Dcgm(_Strict):
+    rc: StrictInt
+    tail: StrictStr
+
+
+class Mount(_Strict):
+    path: StrictStr
+    dir: StrictBool
+    mount: StrictStr
+    fstype: StrictStr
+
+
+class NodeReport(_Strict):
+    """What collect_node.py prints (a node's own report: untrusted, typed before it is read)."""
+
+    gpus: StrictInt = Field(ge=0)
+    nccl_conf: StrictStr
+    nccl_env: StrictStr
+    roce_v2: StrictBool
+    rdma: list[StrictStr]
+    paths: dict[str, StrictBool]
+    tools: dict[str, StrictStr]
+    dcgm: Dcgm | None = None
+    storage: Mount | None = None
 
 
 def row(
@@ -78,17 +111,22 @@ def collect(
     for h, r in res.items():
         if r.get("unreachable") or r.get("failed") or r.get("rc", 0) != 0:
             continue
+        where = f"{h}: the node collector"
         try:
-            doc = parse_json(str(r.get("stdout", "")), where=f"{h}: the node collector")
+            report = validate(
+                NodeReport, parse_json(str(r.get("stdout", "")), where=where), where=where
+            )
         except UserError:
             continue  # a node whose report is not what the collector prints: not answered
-        if isinstance(doc, dict) and isinstance(doc.get("gpus"), int):
-            out[h] = doc
+        out[h] = report.model_dump()
     return out
 
 
-def sanity(hosts: list[str], data: dict[str, Any], want_gpus: int | None) -> list[dict[str, Any]]:
-    """Stage 1: every host answered; its GPU count against the instance type (or its peers)."""
+def sanity(
+    hosts: list[str], data: dict[str, Any], want_gpus: int | None, lab: bool = False
+) -> list[dict[str, Any]]:
+    """Stage 1: every host answered; its GPU count against the instance type (or its peers).
+    Outside the lab a node whose driver lists no GPU fails, even when its peers list none."""
     counts = [d["gpus"] for d in data.values()]
     peers = Counter(counts).most_common(1)[0][0] if counts else 0
     want = want_gpus if want_gpus is not None else peers
@@ -107,6 +145,9 @@ def sanity(hosts: list[str], data: dict[str, Any], want_gpus: int | None) -> lis
                     f"gpu-count: {data[h]['gpus']} GPU(s), the {what} {want}",
                 )
             )
+        elif data[h]["gpus"] == 0 and not lab:
+            reason = "gpu-count: 0 GPU(s): the NVIDIA driver lists none (/proc/driver/nvidia/gpus)"
+            rows.append(row(1, h, "failed", "0 GPU(s)", reason))
         else:
             rows.append(row(1, h, "passed", f"{data[h]['gpus']} GPU(s), the {what} {want}"))
     return rows
@@ -142,10 +183,12 @@ def audit_host(
         if f.status in ("fail", "warning"):
             (problems if f.status == "fail" else warnings).append(f"{f.criterion}: {f.detail}")
     topo = clustermax.parse_conf(conf).get("NCCL_TOPO_FILE")
-    for path, there in (d.get("paths") or {}).items():
-        if not there and path != topo:
+    paths = d.get("paths") or {}
+    # a path the node did not report counts as missing: present only where the node says so
+    for path in sorted({*profile_paths(fabric, cloud), *paths} - {topo}):
+        if not paths.get(path, False):
             problems.append(f"net-plugin: {path} is missing")
-    if topo and not (d.get("paths") or {}).get(topo, True):
+    if topo and not paths.get(topo, False):
         problems.append(f"topo-file: {topo} is missing")
     return problems, warnings
 
