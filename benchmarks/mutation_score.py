@@ -54,6 +54,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "tests/unit/test_nccl_gate.py",
+            "tests/unit/test_nccl_gate_edges.py",
             "tests/unit/test_nccl_strict.py",
             "tests/unit/test_nccl_thresholds.py",
             "tests/unit/test_gate_golden.py",

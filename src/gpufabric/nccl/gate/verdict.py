@@ -9,6 +9,7 @@ Numbers come from the catalog (line rates) and thresholds.yaml (efficiencies), n
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 from gpufabric.catalog import InstanceType
@@ -51,8 +52,7 @@ def resolve_nodes(
         return len(result.hosts)
     if debug.n_nodes:
         return debug.n_nodes
-    ranks = result.n_ranks if result is not None else None
-    ranks = ranks or debug.n_ranks
+    ranks = debug.n_ranks  # a result's own rank lines gave its hosts above
     if ranks is None and result is not None:
         ranks = infer_ranks(result.collective, result.rows)
     if ranks is not None and ranks % gpus == 0:
@@ -163,22 +163,16 @@ def _correctness(result: TestsResult, subject: str) -> list[Verdict]:
     return [Verdict("correctness", "pass", subject, "#wrong = 0 at every size")]
 
 
-def _algorithm(debug: DebugInfo, collective: str) -> str | None:
-    """'ring' / 'tree' when NCCL_ALGO forces one for this collective, else None (NCCL chooses)."""
-    value = debug.env.get("NCCL_ALGO")
-    if not value:
-        return None
-    names = value.lower()
+def _tree_forced(debug: DebugInfo, collective: str) -> bool:
+    """NCCL_ALGO forces tree / NVLS-tree for this collective (else NCCL chooses, or a ring:
+    the ring line rate applies either way)."""
+    names = debug.env.get("NCCL_ALGO", "").lower()
     if ":" in names:  # per-collective form 'allreduce:tree;allgather:ring'
         wanted = collective.replace("_", "")
         parts = dict(p.split(":", 1) for p in names.split(";") if ":" in p)
         names = parts.get(wanted, "")
     algos = {a.strip() for a in names.split(",") if a.strip()}
-    if algos == {"ring"}:
-        return "ring"
-    if algos and algos <= {"tree", "nvlstree"}:
-        return "tree"
-    return None
+    return bool(algos) and algos <= {"tree", "nvlstree"}
 
 
 def _bandwidth(
@@ -219,10 +213,9 @@ def _bandwidth(
         coll, nodes, gpus, facts.fabric_gbps, facts.fabric_nics, facts.nvlink_gbytes_per_gpu
     )
     eff = limits.efficiency_for(facts.name)
-    algo = _algorithm(debug, coll) if nodes > 1 else None
     if nodes <= 1:
         bound, need, label = cap.ring, eff.intra_node, "intra-node ring bound"
-    elif algo == "tree" and cap.hierarchical is not None:
+    elif cap.hierarchical is not None and _tree_forced(debug, coll):
         bound, need, label = cap.hierarchical, eff.tree, "tree bound"
     else:
         bound, need, label = cap.ring, eff.ring, "ring line rate"
@@ -303,7 +296,7 @@ def gate(
     judged: list[tuple[str, TestsResult]] = []
     for capture in captures:
         for result in capture.results:
-            subject = capture.path.rsplit("/", 1)[-1]
+            subject = posixpath.basename(capture.path)
             if len(capture.results) > 1:
                 subject += f"[{capture.results.index(result)}]"
             k = resolve_nodes(nodes, result, debug, facts.gpu.count)
@@ -335,7 +328,7 @@ def gate(
         first_nodes = resolve_nodes(None, None, debug, facts.gpu.count)
     verdicts += fabric_verdicts(debug, facts, first_nodes, limits)
     if not any(capture.results for capture in captures):
-        names = ", ".join(c.path.rsplit("/", 1)[-1] for c in captures) or "no input"
+        names = ", ".join(posixpath.basename(c.path) for c in captures) or "no input"
         verdicts.append(
             Verdict(
                 "input",
