@@ -51,10 +51,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/nccl/gate/latency.py",
             "src/gpufabric/nccl/parse/strict.py",
             "src/gpufabric/nccl/units.py",
+            "src/gpufabric/nccl/gate/ceilings.py",
         ],
         [
             "tests/unit/test_nccl_gate.py",
             "tests/unit/test_nccl_gate_edges.py",
+            "tests/unit/test_nccl_ceilings.py",
             "tests/unit/test_nccl_strict.py",
             "tests/unit/test_nccl_thresholds.py",
             "tests/unit/test_gate_golden.py",

@@ -21,29 +21,21 @@ from dataclasses import dataclass
 
 from gpufabric.nccl.model import Row
 
-# busbw / algbw per collective (nccl-tests src/*.cu *GetBw), as (a, b): factor = a*(n-1)/(n*b)
-# with a=0 meaning factor 1.
-_FACTOR: dict[str, tuple[int, int]] = {
-    "all_reduce": (2, 1),
-    "all_gather": (1, 1),
-    "reduce_scatter": (1, 1),
-    "alltoall": (1, 1),
-    "alltoallv": (1, 1),
-    "gather": (1, 1),
-    "scatter": (1, 1),
-    "broadcast": (0, 1),
-    "reduce": (0, 1),
-    "sendrecv": (0, 1),
-    "hypercube": (0, 1),
+# busbw / algbw per collective (nccl-tests src/*.cu *GetBw) is a*(n-1)/n on n ranks, with
+# a = 0 meaning a factor of 1 whatever n (so no rank count can be read back from it).
+_FACTOR: dict[str, int] = {
+    "all_reduce": 2,
+    "all_gather": 1,
+    "reduce_scatter": 1,
+    "alltoall": 1,
+    "alltoallv": 1,
+    "gather": 1,
+    "scatter": 1,
+    "broadcast": 0,
+    "reduce": 0,
+    "sendrecv": 0,
+    "hypercube": 0,
 }
-
-
-def bus_factor(collective: str, n_ranks: int) -> float:
-    """busbw / algbw for `collective` on `n_ranks` ranks."""
-    a, _ = _FACTOR.get(collective, (0, 1))
-    if a == 0 or n_ranks < 1:
-        return 1.0
-    return a * (n_ranks - 1) / n_ranks
 
 
 def infer_ranks(collective: str | None, rows: tuple[Row, ...]) -> int | None:
@@ -52,9 +44,9 @@ def infer_ranks(collective: str | None, rows: tuple[Row, ...]) -> int | None:
     nccl-tests prints 2 decimals, so each value is known to +-0.005: the rank count must be
     the one integer inside the interval those roundings allow.
     """
-    if collective is None or _FACTOR.get(collective, (0, 1))[0] == 0:
+    a = _FACTOR.get(collective or "", 0)
+    if a == 0:
         return None
-    a = _FACTOR[collective][0]
     measured = [m for r in rows for m in (r.out_of_place, r.in_place) if m is not None]
     measured = [m for m in measured if m.algbw >= 1.0]
     if not measured:
