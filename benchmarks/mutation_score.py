@@ -250,6 +250,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_bundle.py",
             "tests/unit/test_bundle_auth.py",
             "tests/unit/test_bundle_fanout.py",
+            "tests/unit/test_bundle_userdata.py",
         ],
     ),
     # host keys and the IPsec CA's stores in each cloud's secret service

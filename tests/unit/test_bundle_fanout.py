@@ -40,23 +40,38 @@ def test_srun_launches_one_task_per_node() -> None:
 
 
 @pytest.mark.parametrize(
-    ("engine", "hosts", "url", "sha", "kw", "needle"),
+    ("engine", "hosts", "url", "sha", "kw", "line"),
     [
-        ("pdsh", ["n1"], URL, SHA, {}, "--engine 'pdsh'"),
-        ("clush", [], URL, SHA, {}, "no node"),
-        ("clush", ["n1;reboot"], URL, SHA, {}, "node name 'n1;reboot'"),
-        ("clush", ["a,b"], URL, SHA, {}, "node name 'a,b'"),
-        ("clush", ["n1"], URL, "xyz", {}, "--sha256 'xyz'"),
-        ("clush", ["n1"], "https://x/a b", SHA, {}, "--bundle"),
-        ("srun", ["n1"], URL, SHA, {"topology": "/t"}, "TreeWidth"),
+        ("pdsh", ["n1"], URL, SHA, {}, "--engine 'pdsh': choose one of clush, srun"),
+        ("clush", [], URL, SHA, {}, "fan-out: no node"),
+        ("clush", ["n1;reboot"], URL, SHA, {}, "fan-out: node name 'n1;reboot' is not a plain host name"),
+        ("clush", ["a,b"], URL, SHA, {}, "fan-out: node name 'a,b' is not a plain host name"),
+        ("clush", ["n1"], URL, "xyz", {}, "--sha256 'xyz': 64 lower-case hex digits"),
+        (
+            "clush", ["n1"], "https://x/a b", SHA, {},
+            "--bundle 'https://x/a b': a file:///, http:// or https:// URL without spaces",
+        ),
+        (
+            "srun", ["n1"], URL, SHA, {"topology": "/t"},
+            "--topology is ClusterShell's; srun uses Slurm's TreeWidth",
+        ),
     ],
-)
-def test_bad_values_are_refused(
-    engine: str, hosts: list[str], url: str, sha: str, kw: dict[str, str], needle: str
+)  # fmt: skip
+def test_bad_values_are_refused_in_one_exact_line(
+    engine: str, hosts: list[str], url: str, sha: str, kw: dict[str, str], line: str
 ) -> None:
     with pytest.raises(UserError) as err:
         fanout.command(engine, hosts, url, sha, **kw)  # type: ignore[arg-type]
-    assert needle in error_line(err.value)  # what the CLI prints: arguments said as flags
+    assert error_line(err.value) == f"error: {line}"  # what the CLI prints: arguments as flags
+
+
+def test_engine_options_go_before_the_command_and_no_fanout_is_clushs_default() -> None:
+    argv = fanout.command("clush", ["n1"], URL, SHA, options=["-o", "-oPort=2222"])
+    assert argv == ["clush", "-w", "n1", "-b", "-S", "-o", "-oPort=2222", "--", *RUN]
+    srun = fanout.command("srun", ["n1"], URL, SHA, options=["--partition=gpu"])
+    assert srun == [
+        "srun", "--nodes=1", "--ntasks-per-node=1", "--nodelist=n1", "--partition=gpu", *RUN
+    ]  # fmt: skip
 
 
 def test_topology_has_one_gateway_per_leaf() -> None:
