@@ -236,6 +236,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_capacity_landed.py",
             "tests/unit/test_capacity_readers.py",
             "tests/unit/test_cli_capacity.py",
+            "tests/unit/test_capacity_model.py",
+            "tests/unit/test_capacity_stackwrite.py",
+            "tests/unit/test_capacity_landed_sources.py",
+            "tests/unit/test_capacity_gcp.py",
         ],
     ),
     # the boot bundle and its user data, and the day-2 fan-out command lines

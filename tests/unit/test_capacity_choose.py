@@ -166,3 +166,35 @@ def test_duplicate_ids_are_refused():
 
     with pytest.raises(UserError, match="appears twice"):
         Capacity((Unit("a", "l1", 1), Unit("a", "l2", 1)), "dup")
+
+
+def test_too_small_without_unhealthy_units_and_with_none_healthy():
+    cap = Capacity((Unit("a", "l1", 4), Unit("b", "l2", 3)), "file.json", "reservation")
+    with pytest.raises(CapacityError) as err:
+        choose(cap, 8)
+    assert str(err.value) == "file.json: 8 nodes do not fit: 7 free hosts on 2 healthy reservations"
+    sick = Capacity(
+        (Unit("a", "l1", 4, healthy=False), Unit("b", "l2", 4, healthy=False)), "live", "block"
+    )
+    with pytest.raises(CapacityError) as err:
+        choose(sick, 1)
+    assert str(err.value) == (
+        "live: 1 nodes do not fit: 0 free hosts on 0 healthy blocks; 2 unhealthy blocks left out"
+    )
+
+
+def test_a_leaf_is_filled_with_the_fewest_units_that_fit():
+    """One reservation of 4 rather than two of 2 on the same leaf: the same leaves and slack,
+    but one less reservation to name (and no `nodeGroup: instances` for it)."""
+    cap = Capacity((Unit("a", "l1", 4), Unit("b", "l1", 2), Unit("c", "l1", 2)), "t")
+    choice = choose(cap, 4)
+    assert [u.id for u in choice.units] == ["a"] and choice.counts == (4,)
+    cap = Capacity((Unit("b", "l1", 2), Unit("c", "l1", 2), Unit("d", "l1", 3)), "t")
+    choice = choose(cap, 5)
+    assert [u.id for u in choice.units] == ["d", "b"] and choice.counts == (3, 2)
+
+
+def test_equal_units_on_one_leaf_are_taken_in_id_order():
+    cap = Capacity((Unit("r2", "l1", 4), Unit("r1", "l1", 4), Unit("r3", "l1", 4)), "t")
+    assert [u.id for u in choose(cap, 4).units] == ["r1"]
+    assert [u.id for u in choose(cap, 8).units] == ["r1", "r2"]

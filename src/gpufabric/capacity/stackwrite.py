@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from gpufabric.config.stack_reader import load_stack_file
+from gpufabric.config.stack_reader import full_key, load_stack_file
 from gpufabric.errors import UserError
 from gpufabric.inputs.files import MiB, read_text
 from gpufabric.inputs.formats import parse_yaml
@@ -23,10 +23,11 @@ PROJECT = "gpufabric"
 
 
 def _existing_key(config: dict[str, Any], full: str) -> str:
-    """The spelling the file uses for `full` (with or without the project's namespace)."""
-    namespace, _, bare = full.partition(":")
-    if namespace == PROJECT and bare in config and full not in config:
-        return bare
+    """The spelling the file uses for `full`: `ns:name`, a bare `name` (the project's namespace)
+    or Pulumi's older `ns:config:name`; `full` where the file has none."""
+    for key in config:
+        if isinstance(key, str) and full_key(key, PROJECT, "the stack file") == full:
+            return key
     return full
 
 

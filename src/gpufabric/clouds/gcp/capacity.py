@@ -50,7 +50,8 @@ def _count(item: dict[str, Any], key: str, origin: str, who: str) -> int | None:
     value = item.get(key)
     if value is None:
         return None
-    if isinstance(value, str) and value.isdigit():  # int64 fields may print as strings
+    # int64 fields may print as strings (ASCII digits only: "²".isdigit() holds, int() fails)
+    if isinstance(value, str) and value.isascii() and value.isdigit():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise UserError(f"{origin}: {who}: '{key}' is not a count")
