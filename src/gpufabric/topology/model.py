@@ -40,7 +40,8 @@ def _check_ids(host: Host, source: str) -> None:
     if host.nvlink_domain is not None:
         fields.append(("nvlink_domain", host.nvlink_domain))
     for field_name, value in fields:
-        why = types.problem(types.NodeId, value)
+        # a source converts a YAML number to a string; any other value is not an id
+        why = types.problem(types.NodeId, value) if isinstance(value, str) else "is not a string"
         if why:
             raise UserError(
                 f"topology from {source}: host {host.name!r}: {field_name} {types.show(value)} "

@@ -16,6 +16,7 @@ from typing import Any
 from gpufabric.clouds.aws.discovery import Ec2, instances
 from gpufabric.errors import UserError
 from gpufabric.extras import require
+from gpufabric.inputs import types
 from gpufabric.topology.model import Host, Topology
 
 
@@ -39,6 +40,17 @@ def _instances(data: Any, origin: str) -> list[dict[str, Any]]:
                 raise UserError(f"{origin}: an instance entry has no 'InstanceId'")
             out.append(item)
     return out
+
+
+def _optional(item: Mapping[str, Any], key: str, iid: str, origin: str) -> str | None:
+    """A string field of an instance (None when absent or empty), or one line naming it."""
+    value = item.get(key)
+    if value is None or value == "":
+        return None
+    why = types.problem(types.NodeId, value) if isinstance(value, str) else "is not a string"
+    if why:
+        raise UserError(f"{origin}: instance {iid}: {key!r} {types.show(value)} {why}")
+    return value
 
 
 def parse(
@@ -78,10 +90,10 @@ def parse(
             Host(
                 name=names[iid] if names is not None else iid,
                 path=tuple(nodes),
-                nvlink_domain=item.get("CapacityBlockId") or None,
+                nvlink_domain=_optional(item, "CapacityBlockId", iid, origin),
                 address=iid,
                 instance_id=iid,
-                instance_type=item.get("InstanceType"),
+                instance_type=_optional(item, "InstanceType", iid, origin),
             )
         )
     last = data[-1] if isinstance(data, list) and data else data

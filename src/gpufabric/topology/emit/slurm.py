@@ -18,6 +18,9 @@ ROOT = "fabric"  # added above the provider's top layer when it reports several 
 # Nodes without topology information: Slurm needs every node under some switch; topograph
 # (NVIDIA/topograph, provider_sim_test Case 6) lists them under this top-level switch.
 NO_TOPOLOGY = "no-topology"
+# Slurm's topology/block (src/plugins/topology/block/block_record.c): a BlockSizes entry more
+# than 2^15 times the base size is fatal ("Invalid BlockSizes value"), so 16 levels at most.
+MAX_BLOCK_LEVEL = 15
 
 
 def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], dict[str, str]]:
@@ -29,13 +32,13 @@ def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], d
     hosts: dict[str, list[str]] = {}
     for host in topology.hosts:
         hosts.setdefault(host.leaf, []).append(host.name)
-    tops = sorted(children.get(None, []), key=natural_key)
+    tops = sorted(children[None], key=natural_key)  # a tree has at least one top node
     if len(tops) > 1 and ROOT in parents:
         raise UserError(
             f"topology from {topology.source}: network node {ROOT!r} has the name of the "
             f"switch added above the {len(tops)} top nodes"
         )
-    names = slurm_names([ROOT, *sorted(parents, key=natural_key)] if len(tops) > 1 else parents)
+    names = slurm_names([ROOT, *sorted(parents, key=natural_key)])  # ROOT's name kept for it
     out: list[tuple[str, list[str], list[str]]] = []
     if len(tops) > 1:
         out.append((ROOT, tops, []))
@@ -43,7 +46,7 @@ def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], d
     while queue:
         node = queue.pop(0)
         kids = sorted(children.get(node, []), key=natural_key)
-        out.append((node, kids, sorted(hosts.get(node, []), key=natural_key)))
+        out.append((node, kids, hosts.get(node, [])))  # compress() orders the names
         queue += kids
     if topology.unplaced:
         clash = [node for node, name in names.items() if name == NO_TOPOLOGY]
@@ -53,7 +56,7 @@ def _tree(topology: Topology) -> tuple[list[tuple[str, list[str], list[str]]], d
                 f"{NO_TOPOLOGY!r}, the switch for nodes without topology"
             )
         names = {**names, NO_TOPOLOGY: NO_TOPOLOGY}
-        out.append((NO_TOPOLOGY, [], sorted(topology.unplaced, key=natural_key)))
+        out.append((NO_TOPOLOGY, [], list(topology.unplaced)))
     return out, names
 
 
@@ -124,7 +127,7 @@ def block_sizes(blocks: Sequence[int], requested: Sequence[int] | None = None) -
     smallest = min(blocks)
     if not requested:
         base = smallest
-        levels = math.floor(math.log2(len(blocks)))
+        levels = min(math.floor(math.log2(len(blocks))), MAX_BLOCK_LEVEL)
         return [base * 2**k for k in range(levels + 1)]
     sizes = list(requested)
     if sizes[0] < 1:
@@ -141,6 +144,12 @@ def block_sizes(blocks: Sequence[int], requested: Sequence[int] | None = None) -
             raise ArgumentError(
                 "block_sizes", f"{cur} after {prev} is not a power-of-two multiple of it"
             )
+    if sizes[-1] > sizes[0] << MAX_BLOCK_LEVEL:
+        raise ArgumentError(
+            "block_sizes",
+            f"{sizes[-1]} is more than 2^{MAX_BLOCK_LEVEL} times the base {sizes[0]}; "
+            "Slurm reads at most 16 block levels",
+        )
     return sizes
 
 
