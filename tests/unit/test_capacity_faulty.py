@@ -3,10 +3,11 @@ nothing is sent without --send."""
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -139,15 +140,19 @@ def test_bad_requests_are_one_line(cfg: Any, kw: dict[str, Any], message: str):
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gpufabric.cli", "capacity", "report-faulty", *args],
-        cwd=REPO,
-        env={**os.environ, "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    """`gpufabric capacity report-faulty ARGS` in this process (as the console script runs it)."""
+    from gpufabric.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "200")
+        patch.setenv("GPUFABRIC_PROJECT", str(REPO))
+        patch.setattr(sys, "argv", ["gpufabric", "capacity", "report-faulty", *args])
+        with redirect_stdout(out), redirect_stderr(err), pytest.raises(SystemExit) as done:
+            main()
+    code = done.value.code
+    assert code is None or isinstance(code, int), code
+    return subprocess.CompletedProcess(list(args), code or 0, out.getvalue(), err.getvalue())
 
 
 def test_cli_prints_the_request_and_sends_nothing_without_send():
@@ -165,3 +170,99 @@ def test_cli_refuses_a_cloud_without_fault_reports():
     )
     assert result.returncode == 2
     assert result.stderr == "error: AWS takes no fault reports from here\n"
+
+
+def _report(cfg: Any, **kw: Any) -> Any:
+    args = {"host": None, "block": None, "behavior": "PERFORMANCE", "description": "slow"}
+    return faulty.fault_report(cfg, **{**args, **kw})
+
+
+def _refusal(cfg: Any, **kw: Any) -> str:
+    with pytest.raises(UserError) as err:
+        _report(cfg, **kw)
+    return error_line(err.value)
+
+
+HOST_63 = "n" + "0" * 61 + "z"
+
+
+@pytest.mark.parametrize(
+    ("kw", "line"),
+    [
+        ({"host": "n1", "block": SUB}, "error: name one of --host INSTANCE or --block SUB_BLOCK_PATH"),
+        ({}, "error: name one of --host INSTANCE or --block SUB_BLOCK_PATH"),
+        ({"host": "n1\n"}, "error: --host 'n1\\n': not a Compute Engine instance name"),
+        ({"host": HOST_63 + "z"}, f"error: --host '{HOST_63}z': not a Compute Engine instance name"),
+        ({"host": "1n"}, "error: --host '1n': not a Compute Engine instance name"),
+        ({"host": "n1-"}, "error: --host 'n1-': not a Compute Engine instance name"),
+        ({"host": "n1", "description": ""}, "error: --description: one line of 1-1000 characters"),
+        ({"host": "n1", "description": "x" * 1001}, "error: --description: one line of 1-1000 characters"),
+        ({"host": "n1", "description": "a\nb"}, "error: --description: one line of 1-1000 characters"),
+        ({"host": "n1", "behavior": "GPU_ERROR"}, "error: --behavior 'GPU_ERROR': choose one of CHIP_ERROR, PERFORMANCE, SILENT_DATA_CORRUPTION, UNRECOVERABLE_GPU_ERROR"),
+        ({"host": "n1", "schedule": "LATER"}, "error: --disruption 'LATER': choose one of IMMEDIATE, FUTURE"),
+        ({"host": "n1", "component": "NVLINK_SWITCH"}, "error: --component is for a sub-block (--block), not a host"),
+        ({"block": SUB + "\n"}, f"error: --block {SUB + chr(10)!r}: expected projects/P/reservations/R/reservationBlocks/B/reservationSubBlocks/S (as `gpufabric capacity plan` prints it)"),
+        ({"block": "x/" + SUB}, f"error: --block {'x/' + SUB!r}: expected projects/P/reservations/R/reservationBlocks/B/reservationSubBlocks/S (as `gpufabric capacity plan` prints it)"),
+        ({"block": SUB, "behavior": "CHIP_ERROR"}, "error: --behavior 'CHIP_ERROR': choose one of GPU_ERROR, PERFORMANCE, SILENT_DATA_CORRUPTION, SWITCH_FAILURE"),
+        ({"block": SUB, "component": "GPU"}, "error: --component 'GPU': choose one of MULTIPLE_FAULTY_HOSTS, NVLINK_SWITCH"),
+    ],
+)  # fmt: skip
+def test_each_refusal_word_for_word(cfg: Any, kw: dict[str, Any], line: str):
+    assert _refusal(cfg, **kw) == line
+
+
+def test_names_and_descriptions_at_their_limits(cfg: Any):
+    report = _report(cfg, host=HOST_63, description="  " + "x" * 1000 + "  ")
+    assert report.request.instance == HOST_63
+    reason = report.to_dict()["request"]["instancesReportHostAsFaultyRequestResource"]
+    assert reason["faultReasons"] == [{"behavior": "PERFORMANCE", "description": "x" * 1000}]
+    assert _report(cfg, host="n", schedule="FUTURE").request.instance == "n"
+    body = _report(cfg, host="n", schedule="FUTURE").to_dict()["request"]
+    assert body["instancesReportHostAsFaultyRequestResource"]["disruptionSchedule"] == "FUTURE"
+    # project ids of 6 and 30 characters
+    for project in ("abcdef", "a" + "b" * 28 + "c"):
+        block = SUB.replace("my-gpu-project", project)
+        assert _report(cfg, block=block).request.project == project
+    for project in ("abcde", "a" + "b" * 29 + "c"):
+        assert "expected projects/P" in _refusal(cfg, block=SUB.replace("my-gpu-project", project))
+
+
+def test_a_sub_block_report_defaults_to_multiple_faulty_hosts(cfg: Any):
+    report = _report(cfg, block=SUB)
+    assert report.method == "reservationSubBlocks.reportFaulty"
+    assert report.to_dict()["request"] == {
+        "project": "my-gpu-project",
+        "zone": "europe-west1-b",
+        "parentName": "reservations/a3u/reservationBlocks/b1",
+        "reservationSubBlock": "s1",
+        "reservationSubBlocksReportFaultyRequestResource": {
+            "disruptionSchedule": "IMMEDIATE",
+            "failureComponent": "MULTIPLE_FAULTY_HOSTS",
+            "faultReasons": [{"behavior": "PERFORMANCE", "description": "slow"}],
+        },
+    }
+
+
+def test_send_a_host_report_and_a_cloud_error_is_one_line(cfg: Any):
+    from google.api_core.exceptions import Forbidden
+
+    report = _report(cfg, host="n1")
+    assert report.to_dict()["method"] == "instances.reportHostAsFaulty"
+
+    class Instances:
+        def __init__(self, answer: Any) -> None:
+            self.answer, self.calls = answer, []
+
+        def report_host_as_faulty(self, request: Any) -> Any:
+            self.calls.append(request)
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+
+    client = Instances(type("Operation", (), {"name": "operation-9"})())
+    assert faulty.send(report, client) == "operation-9"
+    assert client.calls == [report.request]
+    assert faulty.send(report, Instances("op-without-name")) == "op-without-name"
+    with pytest.raises(UserError) as err:
+        faulty.send(report, Instances(Forbidden("no permission\ndetails")))
+    assert str(err.value) == "gcp instances.reportHostAsFaulty: 403 no permission"

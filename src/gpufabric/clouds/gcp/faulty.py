@@ -97,7 +97,8 @@ def fault_report(
         )
     text = _description(description)
     if host is not None:
-        if not _INSTANCE_RE.match(host):
+        # fullmatch: `$` alone also matches before a final newline
+        if not _INSTANCE_RE.fullmatch(host):
             raise ArgumentError("host", "not a Compute Engine instance name", value=repr(host))
         if component is not None:
             raise UserError(
@@ -119,7 +120,7 @@ def fault_report(
         )
         return FaultReport("instances.reportHostAsFaulty", request)
     assert block is not None
-    match = _SUB_BLOCK_RE.match(block)
+    match = _SUB_BLOCK_RE.fullmatch(block)
     if not match:
         raise ArgumentError(
             "block",
