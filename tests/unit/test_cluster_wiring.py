@@ -5,6 +5,7 @@ deploy-time checks naming the key and both values in one line."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,8 +51,10 @@ class Tree:
         return chain
 
 
-def planned(stack: str, *overrides: str, mocks: type[RecordingMocks] = RecordingMocks):
-    """The plan and the resource tree of `stack`, run in-process under mocks."""
+def planned(
+    stack: str, *overrides: str, mocks: type[RecordingMocks] = RecordingMocks, root: Path = REPO
+):
+    """The plan and the resource tree of `stack` (the program under `root`), in-process."""
     tree = Tree()
 
     class TreeMonitor(CapturingMonitor):
@@ -72,7 +75,7 @@ def planned(stack: str, *overrides: str, mocks: type[RecordingMocks] = Recording
     saved = runner.CapturingMonitor
     runner.CapturingMonitor = TreeMonitor  # type: ignore[misc]
     try:
-        plan = run_plan(REPO, stack, list(overrides), make_mocks=mocks)
+        plan = run_plan(root, stack, list(overrides), make_mocks=mocks)
     finally:
         runner.CapturingMonitor = saved  # type: ignore[misc]
     return plan, tree
@@ -139,6 +142,38 @@ def test_cluster_name_names_the_component_and_every_tag() -> None:
             "gpufabric:stack": "aws-h100",
             "team": "ml",
         }, r.name
+
+
+NESTED = """
+import pulumi
+from gpufabric.clouds.{cloud} import cluster
+from gpufabric.config import from_pulumi
+
+cfg = from_pulumi()
+outer = pulumi.ComponentResource("test:index:Outer", "outer")
+args = cluster.{cls}Args(config=cfg, instance=cfg.instance)
+cluster.{cls}(cfg.name, args, pulumi.ResourceOptions(parent=outer)).outputs.export()
+"""
+
+
+@pytest.mark.parametrize(
+    ("stack", "cls"),
+    [("aws-h100", "AwsCluster"), ("gcp-a3-ultra", "GcpCluster"), ("oci-h100", "OciCluster")],
+)
+def test_a_program_of_its_own_can_nest_the_component(tmp_path: Path, stack: str, cls: str) -> None:
+    """The component takes its resource options: placed under another component of a user's
+    program, it and everything it builds sit there."""
+    cloud = stack.split("-")[0]
+    (tmp_path / "stacks").symlink_to(REPO / "stacks")
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra" / "__main__.py").write_text(NESTED.format(cloud=cloud, cls=cls))
+    plan, tree = planned(stack, root=tmp_path)
+    (outer,) = tree.components("test:index:Outer")
+    (component,) = tree.components(f"gpufabric:{cloud}:Cluster")
+    assert tree.nodes[component][2] == outer
+    custom = [urn for urn, node in tree.nodes.items() if node[3]]
+    assert custom and all(component in tree.ancestors(urn) for urn in custom)
+    assert runner._tidy(tree.outputs[component]) == plan.outputs
 
 
 # ------------------------------------------------------------------ AWS reservations read back
@@ -226,3 +261,23 @@ def test_oci_component_refuses_a_node_group_other_than_one_cluster_network() -> 
     assert str(err.value) == (
         "OciClusterArgs.instance: BM.GPU.H100.8 does not match config instanceType BM.GPU.H200.8"
     )
+
+
+def test_aws_component_refuses_a_catalog_entry_not_its_configs() -> None:
+    import pulumi
+
+    from gpufabric.clouds.aws.cluster import AwsCluster, AwsClusterArgs
+    from gpufabric.clouds.aws.settings import AwsStackConfig
+    from gpufabric.plan.mocks import MockFacts
+
+    cfg = run_plan(REPO, "aws-h100").config
+    assert isinstance(cfg, AwsStackConfig)
+    pulumi.runtime.set_mocks(RecordingMocks(MockFacts(region=cfg.region, zone=cfg.zone)))
+    with pytest.raises(ValueError) as err:
+        AwsCluster("x", AwsClusterArgs(config=cfg, instance=lookup("p4d.24xlarge")))
+    assert str(err.value) == (
+        "AwsClusterArgs.instance: p4d.24xlarge does not match config instanceType p5.48xlarge"
+    )
+    with pytest.raises(ValueError) as err:
+        AwsCluster("x", AwsClusterArgs(config=cfg, instance=lookup("a3-megagpu-8g")))
+    assert str(err.value) == "AwsClusterArgs.instance: a3-megagpu-8g is a gcp type, not aws"
