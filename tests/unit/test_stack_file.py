@@ -80,7 +80,7 @@ def test_plan_reports_a_duplicate_key_in_the_stack_file(tmp_path: Path) -> None:
     (tmp_path / "stacks" / "Pulumi.dup.yaml").write_text(text + "  gpufabric:nodes: 2\n")
     result = subprocess.run(
         [sys.executable, "-m", "gpufabric.cli", "plan", "-s", "dup"],
-        cwd=tmp_path,
+        cwd=REPO,  # the project is GPUFABRIC_PROJECT
         env={**os.environ, "GPUFABRIC_PROJECT": str(tmp_path)},
         capture_output=True,
         text=True,
@@ -101,7 +101,9 @@ def test_project_without_program_is_named(tmp_path: Path) -> None:
     )
     result = subprocess.run(
         [sys.executable, "-m", "gpufabric.cli", "plan", "-s", "aws-h100"],
-        cwd=tmp_path,
+        # GPUFABRIC_PROJECT names the project; run from the checkout (mutation testing's
+        # copy of the library finds its own settings only there)
+        cwd=REPO,
         env={**os.environ, "GPUFABRIC_PROJECT": str(tmp_path)},
         capture_output=True,
         text=True,
@@ -266,7 +268,7 @@ def test_a_project_folder_that_is_not_one_is_named(tmp_path: Path, make: str) ->
         folder.mkdir()
     result = subprocess.run(
         [sys.executable, "-m", "gpufabric.cli", "plan", "-s", "aws-h100"],
-        cwd=tmp_path,
+        cwd=REPO,  # the project is GPUFABRIC_PROJECT
         env={**os.environ, "GPUFABRIC_PROJECT": str(folder)},
         capture_output=True,
         text=True,
