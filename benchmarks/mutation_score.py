@@ -577,16 +577,24 @@ def _again(group: str, children: int) -> dict[str, Counter[str]]:
             shutil.rmtree(work / name, ignore_errors=True)
             shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
             shutil.rmtree(work / "mutants" / name, ignore_errors=True)
-    names = [
-        line.split(":")[0].strip()
-        for line in results.read_text().splitlines()
-        if line.strip().endswith(("survived", "no tests"))
-    ]
-    return _mutmut(work, names, children) if names else _mutmut(work, None, children)
+    # mutmut marks the mutants not rerun "not checked" once the tests changed: those the
+    # kept run killed keep that status (else the score after would count them as missed)
+    kept = dict(filter(None, map(_status, results.read_text().splitlines())))
+    names = [name for name, status in kept.items() if status in ("survived", "no tests")]
+    return _mutmut(work, names or None, children, kept)
 
 
-def _mutmut(work: Path, names: list[str] | None, children: int = 1) -> dict[str, Counter[str]]:
-    """Run mutmut in `work` (all mutants, or only `names`; None: none, read the results)."""
+def _status(line: str) -> tuple[str, str] | None:
+    """'  NAME: STATUS' of `mutmut results` -> (NAME, STATUS); None for another line."""
+    name, sep, status = line.strip().partition(": ")
+    return (name, status) if sep and "__mutmut_" in name else None
+
+
+def _mutmut(
+    work: Path, names: list[str] | None, children: int = 1, kept: dict[str, str] | None = None
+) -> dict[str, Counter[str]]:
+    """Run mutmut in `work` (all mutants, or only `names`; None: none, read the results);
+    `kept`: an earlier run's statuses, kept for the mutants this run did not check."""
     mutmut = Path(sys.executable).parent / "mutmut"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # the copy's tests read the real captures where this checkout's tests do
@@ -614,11 +622,17 @@ def _mutmut(work: Path, names: list[str] | None, children: int = 1) -> dict[str,
         check=False,
     )
     by_module: dict[str, Counter[str]] = defaultdict(Counter)
+    lines = []
     for line in done.stdout.splitlines():
         m = _RESULT.match(line)
         if m:
-            by_module[_module_of(m[1])][m[2]] += 1
-    (work / "results.txt").write_text(done.stdout)
+            name, status = line.strip().rsplit(": ", 1)
+            if status == "not checked" and (kept or {}).get(name, "") in KILLED:
+                status = (kept or {})[name]
+                line = f"    {name}: {status}"
+            by_module[_module_of(m[1])][status] += 1
+        lines.append(line)
+    (work / "results.txt").write_text("\n".join(lines) + "\n")
     return by_module
 
 
