@@ -549,16 +549,27 @@ def _run(group: str, children: int, only: list[str]) -> dict[str, Counter[str]]:
 def _again(group: str, children: int) -> dict[str, Counter[str]]:
     """Rerun only the kept run's survivors (and mutants no test reached) with this checkout's
     tests: the others were killed by a subset of today's tests. Refused when a mutated module
-    changed since that run, since its mutants would then be stale."""
+    changed since that run, since its mutants would then be stale; the other modules are taken
+    from this checkout."""
     work = SCRATCH / group
     results = work / "results.txt"
     if not results.is_file():
         sys.exit(f"error: no kept run of {group} in {work}: run it without --again first")
     mutated = re.search(r"^only_mutate = \[(.*)\]$", (work / "pyproject.toml").read_text(), re.M)
     assert mutated, work / "pyproject.toml"
-    for module in re.findall(r'"([^"]+)"', mutated[1]):
+    modules = re.findall(r'"([^"]+)"', mutated[1])
+    for module in modules:
         if (REPO / module).read_bytes() != (work / module).read_bytes():
             sys.exit(f"error: {module} changed since the kept run: rerun without --again")
+    # the modules not mutated are taken as they are now (mutmut copies them into mutants/ on
+    # each run): the new tests may need a fix made since in another module
+    for path in (REPO / "src").rglob("*"):
+        rel = path.relative_to(REPO).as_posix()
+        if path.is_file() and "__pycache__" not in path.parts and rel not in modules:
+            dest = work / rel
+            if not dest.is_file() or dest.read_bytes() != path.read_bytes():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, dest)
     selection = ", ".join(
         f'"{t}"' for t in [*GROUPS[group][1], "-m", "not lab", "-p", "no:cacheprovider"]
     )

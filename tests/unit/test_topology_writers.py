@@ -11,9 +11,10 @@ import yaml
 
 from gpufabric.cli.conventions import error_line
 from gpufabric.clouds.aws import topology as aws
+from gpufabric.clouds.spec import LabelScheme
 from gpufabric.errors import UserError
-from gpufabric.topology.emit import slurm
-from gpufabric.topology.emit.names import _short_hash, slurm_names
+from gpufabric.topology.emit import hostfile, kubernetes, slurm
+from gpufabric.topology.emit.names import _short_hash, label_value, slurm_names
 from gpufabric.topology.model import Host, Topology
 
 
@@ -251,3 +252,104 @@ def test_no_nvlink_domains_names_where_each_cloud_reports_them(
     assert (
         _line(err) == "error: topology from f.json has no NVLink domains; use --format slurm-tree"
     )
+
+
+def _two_level() -> Topology:
+    return Topology(
+        (Host("n1", ("s", "l1"), "d1"), Host("n2", ("s", "l2"))),
+        source="f.json",
+    )
+
+
+def test_k8s_option_errors_name_the_option_and_the_choices() -> None:
+    t = _two_level()
+    with pytest.raises(UserError) as err:
+        kubernetes.k8s_labels(t, "nope")
+    line = _line(err)
+    assert line.startswith("error: --label-scheme 'nope': choose one of gpufabric, ")
+    assert line.endswith(", topograph") and ", eks, " in line
+    with pytest.raises(UserError) as err:
+        kubernetes.kueue_topology(t, api="v1")
+    assert _line(err) == "error: --kueue-api 'v1': choose one of v1beta2, v1beta1"
+    four = Topology((Host("n1", ("c", "s", "a", "l")),))
+    with pytest.raises(UserError) as err:
+        kubernetes.label_keys(four, "topograph")
+    assert _line(err) == (
+        "error: --label-scheme topograph: topograph labels 3 levels (core, spine, leaf); "
+        "this topology has 4"
+    )
+
+
+def test_a_host_kubernetes_cannot_name_is_refused_with_the_fix() -> None:
+    t = Topology((Host("GPU1", ("s", "l")),))
+    with pytest.raises(UserError) as err:
+        kubernetes.node_labels(t)
+    assert _line(err) == (
+        "error: host 'GPU1' is not a Kubernetes node name (lowercase letters, digits, '-' and "
+        "'.', at most 253): rename it with --names"
+    )
+
+
+def test_node_labels_default_to_gpufabric_keys_and_label_the_nvlink_domain() -> None:
+    assert kubernetes.node_labels(_two_level()) == {
+        "n1": {
+            "network.gpufabric.io/spine": "s",
+            "network.gpufabric.io/leaf": "l1",
+            "network.gpufabric.io/nvlink-domain": "d1",
+        },
+        "n2": {"network.gpufabric.io/spine": "s", "network.gpufabric.io/leaf": "l2"},
+    }
+
+
+def test_a_scheme_with_a_key_kubernetes_refuses_names_the_node(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cloud package's scheme is data too: its keys are checked where labels are made."""
+    bad = {
+        "bad": LabelScheme(name="bad", key="Bad Key/{level}"),
+        "badnvl": LabelScheme(name="badnvl", key="ok.io/{level}", nvlink_key="nv link"),
+    }
+    monkeypatch.setattr(kubernetes, "label_schemes", lambda: bad)
+    t = _two_level()
+    with pytest.raises(UserError) as err:
+        kubernetes.node_labels(t, "bad")
+    assert _line(err).startswith("error: n1: label key 'Bad Key/spine' ")
+    with pytest.raises(UserError) as err:
+        kubernetes.node_labels(t, "badnvl")
+    assert _line(err).startswith("error: n1: label key 'nv link' ")
+    with pytest.raises(UserError) as err:
+        kubernetes.kueue_topology(t, scheme="bad")
+    assert _line(err) == "error: 'Bad Key/spine' is not a label key Kueue accepts as a level"
+
+
+def test_label_values_fit_kubernetes_at_their_edges() -> None:
+    assert label_value("a" * 63) == "a" * 63  # the longest value kept as it is
+    assert label_value("a" * 64) == f"{'a' * 54}-{_short_hash('a' * 64)}"  # 63 characters
+    cut = "x" * 53 + "-" + "y" * 20  # cut at 54 ends in '-', which is dropped
+    assert label_value(cut) == f"{'x' * 53}-{_short_hash(cut)}"
+    assert label_value("rack a/1") == "rack-a-1"
+    assert label_value(".a_") == "a"  # alphanumeric at both ends
+    assert label_value("---") == _short_hash("---")  # nothing left: the hash alone
+
+
+def test_hostfile_lines_and_refusals() -> None:
+    hosts = [Host("b1", ("l",)), Host("a1", ("l",))]
+    assert hostfile.hostfile(hosts) == "b1\na1\n"  # rank order kept, one name a line
+    assert hostfile.hostfile(hosts, "mpirun", 1) == "b1 slots=1\na1 slots=1\n"
+    assert hostfile.hostfile(hosts, "srun", 2) == "b1\nb1\na1\na1\n"
+    bad = [hosts[0], Host("a b", ("l",))]
+    for render, line in (
+        (lambda: hostfile.hostfile(hosts, "plain", 0), "error: --slots 0: must be at least 1"),
+        (
+            lambda: hostfile.hostfile(hosts, "pbs"),
+            "error: --hostfile-style 'pbs': choose one of plain, mpirun, torchrun, srun",
+        ),
+        (
+            lambda: hostfile.hostfile(bad),
+            "error: hostfile line 2: host name 'a b' must be a Slurm name: 1-64 letters, digits, "
+            "'.', '_' or '-', starting and ending with a letter or digit",
+        ),
+    ):
+        with pytest.raises(UserError) as err:
+            render()
+        assert _line(err) == line
