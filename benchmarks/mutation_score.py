@@ -225,6 +225,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_certify_storage.py",
             "tests/unit/test_certify_stages.py",
             "tests/unit/test_certify_limits.py",
+            "tests/unit/test_certify_flow.py",
+            "tests/unit/test_certify_hosts.py",
         ],
     ),
     # capacity position before launch: each cloud's answers read, the choice judged

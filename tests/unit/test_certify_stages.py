@@ -123,6 +123,16 @@ def test_gpu_count_against_the_peers_without_an_instance_type() -> None:
     }
 
 
+def test_a_whole_cluster_short_of_the_instance_types_gpus_fails() -> None:
+    """Every node agreeing on 4 GPUs does not make 4 right on an 8-GPU instance type."""
+    got = sanity_rows({"h1": 4, "h2": 4, "h3": 8}, want=8)
+    assert got == {
+        "h1": ("failed", "4 GPU(s)", "gpu-count: 4 GPU(s), the instance type 8"),
+        "h2": ("failed", "4 GPU(s)", "gpu-count: 4 GPU(s), the instance type 8"),
+        "h3": ("passed", "8 GPU(s), the instance type 8", ""),
+    }
+
+
 def test_no_gpu_on_any_node_fails_outside_the_lab_and_passes_in_it() -> None:
     """Peers that all list no GPU agree with each other; outside the lab that is a node with no
     GPU driver, not a count that matches."""
@@ -135,6 +145,9 @@ def test_no_gpu_on_any_node_fails_outside_the_lab_and_passes_in_it() -> None:
         "h1": ("passed", "0 GPU(s), the peers 0", ""),
         "h2": ("passed", "0 GPU(s), the peers 0", ""),
     }
+    # the strict judgement is the default: only a caller that says "lab" gets the lenient one
+    default = stages.sanity(["h1"], {"h1": node_report(gpus=0)}, None)
+    assert (default[0]["status"], default[0]["reason"]) == ("failed", zero)
     assert sanity_rows({"h1": None, "h2": None}, want=None, lab=True) == {
         h: ("failed", "no answer", "unreachable: no answer over ssh") for h in ("h1", "h2")
     }
@@ -266,6 +279,9 @@ def test_a_plugin_or_topology_file_the_node_did_not_report_is_missing() -> None:
     assert stages.audit_host(tuned("gcp-tcpxo", paths={}), "tcpxo", "gcp", 8, 1)[0] == [
         "net-plugin: /var/lib/tcpxo/lib64 is missing"
     ]
+    assert stages.audit_host(tuned("gcp-gib", paths={}), "roce", "gcp", 8, 1)[0] == [
+        "net-plugin: /usr/local/gib/lib64 is missing"  # the cloud's profile, not plain RoCE
+    ]
     gone = {"/var/lib/tcpxo/lib64": False}
     assert stages.audit_host(tuned("gcp-tcpxo", paths=gone), "tcpxo", "gcp", 8, 1)[0] == [
         "net-plugin: /var/lib/tcpxo/lib64 is missing"
@@ -354,7 +370,10 @@ def test_node_checks_judge_dcgmi_diag_per_node() -> None:
         "pass": node_report(tools=tools, dcgm={"rc": 0, "tail": "| Diagnostic | Pass |\n"}),
         "fail": node_report(
             tools=tools,
-            dcgm={"rc": 226, "tail": "| Memory | Fail |\nError: GPU 3 memory ECC errors\n\n"},
+            dcgm={
+                "rc": 226,
+                "tail": "| Diagnostic | Pass |\n| Memory | Fail |\nError: GPU 3 memory ECC errors\n\n",
+            },
         ),
         "fail-silent": node_report(tools=tools, dcgm={"rc": 1, "tail": "  \n"}),
     }
@@ -409,3 +428,20 @@ def test_the_collector_reports_the_topology_file_the_audit_checks(conf: str) -> 
     assert collect_node.conf_value(conf, "NCCL_TOPO_FILE") == "/etc/nccl/topo.xml"
     assert clustermax.parse_conf(conf)["NCCL_TOPO_FILE"] == "/etc/nccl/topo.xml"
     assert collect_node.conf_value("NCCL_TOPO_FILE_X=/x\n", "NCCL_TOPO_FILE") == ""
+
+
+def test_two_warnings_are_listed_apart_and_enough_queue_pairs_warn_of_nothing() -> None:
+    gid5 = profile_conf("roce").replace("NCCL_IB_GID_INDEX=3", "NCCL_IB_GID_INDEX=5")
+    [row] = stages.configuration(["r1"], {"r1": tuned("roce", nccl_conf=gid5)}, "roce", "", 2)
+    assert row["status"] == "passed"
+    assert row["measurement"].startswith("roce profile in place; warnings: nccl-gid-index: ")
+    assert "show_gids); nccl-ib-qps-entropy: NCCL_IB_QPS_PER_CONNECTION=1 on" in row["measurement"]
+    # the profile rendered for a multi-tier fabric sets 2 queue pairs: no warning
+    prof = rendered("infiniband", {}, 8, 2)
+    conf = '# gpufabric NCCL profile "infiniband"\n' + "".join(
+        f"{e['name']}={e['value']}\n" for e in prof["conf"]
+    )
+    assert "NCCL_IB_QPS_PER_CONNECTION=2\n" in conf
+    data = {"i1": tuned("infiniband", nccl_conf=conf)}
+    [row] = stages.configuration(["i1"], data, "infiniband", "", 2)
+    assert (row["status"], row["measurement"]) == ("passed", "infiniband profile in place")

@@ -163,18 +163,21 @@ class Holder:
             if missing:
                 raise UserError(f"Slurm did not apply: {'; '.join(missing)}")
         elif self.mode == "k8s":
-            proc = subprocess.run(
-                [self.kubectl, "get", "nodes", "-o", "json"],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            actions = act.plan_k8s(
-                verdicts, act.parse_kubectl_nodes(proc.stdout), self.kubectl, TAINT_KEY
-            )
+            actions = act.plan_k8s(verdicts, self._taints(), self.kubectl, TAINT_KEY)
             for a in actions:
                 if a["argv"]:
-                    subprocess.run(a["argv"], capture_output=True, text=True, check=False)
+                    self._kubectl(a["argv"][1:])
+            if any(a["argv"] for a in actions):  # read back, as for Slurm: a hold is proven
+                after = self._taints()
+                missing = [
+                    f"{a['node']} {'not tainted' if a['action'] == 'taint' else 'still tainted'}"
+                    for a in actions
+                    if a["argv"]
+                    and any(t.get("key") == TAINT_KEY for t in after.get(a["node"], []))
+                    != (a["action"] == "taint")
+                ]
+                if missing:
+                    raise UserError(f"Kubernetes did not apply: {'; '.join(missing)}")
         else:
             actions = [
                 {"node": h, "action": "release" if v["status"] == "ok" else "hold", "why": ""}
@@ -183,6 +186,21 @@ class Holder:
         for a in actions:
             if a["action"] != "keep":
                 self.log.append({k: a[k] for k in ("node", "action", "why")})
+
+    def _kubectl(self, args: list[str]) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                [self.kubectl, *args], capture_output=True, text=True, check=False
+            )
+        except OSError as exc:
+            raise ArgumentError("kubectl", f"{self.kubectl!r}: {exc.strerror}") from None
+
+    def _taints(self) -> dict[str, list[dict[str, str]]]:
+        proc = self._kubectl(["get", "nodes", "-o", "json"])
+        if proc.returncode != 0:
+            tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+            raise UserError(f"kubectl get nodes exited {proc.returncode}: {tail[0]}")
+        return act.parse_kubectl_nodes(proc.stdout)
 
     def hold(self, hosts: list[str]) -> None:
         self._apply({h: {"status": "bad", "reasons": [HELD]} for h in hosts})

@@ -1,0 +1,322 @@
+"""`gpufabric certify`'s run over stand-in nodes (tests/unit/certify_fakes.py), in-process: what
+the progress display is told, the stages that say why they did not run once no node is left,
+the collectives per leaf and across the cluster (a failing leaf holds its nodes; the cluster
+failing alone names none and still fails the run), the report's metadata and the files
+written."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import capture
+from tests.unit.certify_fakes import FakeRunner, doctor_report, node_report
+from tests.unit.test_certify_stages import tuned
+
+from gpufabric import __version__
+from gpufabric.certify.hosts import Holder, Inventory
+from gpufabric.certify.run import Options, Quiet, certify, criteria, write
+from gpufabric.certify.scorecard import ctrf, render_html
+
+
+class Shown:
+    """Records what certify tells the progress display."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def stage(self, number: int, name: str, hosts: int) -> None:
+        self.calls.append(("stage", number, name, hosts))
+
+    def done(self, number: int, failed: int) -> None:
+        self.calls.append(("done", number, failed))
+
+    def released(self, host: str) -> None:
+        self.calls.append(("released", host))
+
+
+def lab(hosts: list[str], **hostvars: Any) -> Inventory:
+    hv = {"gpufabric_fabric": "lab", **hostvars}
+    return Inventory(hosts, hosts[0], {h: dict(hv) for h in hosts}, {"gpu_nodes": hosts})
+
+
+def run_lab(
+    reports: dict[str, dict[str, Any] | None],
+    fabric_bad: dict[str, list[str]] | None = None,
+    opts: Options | None = None,
+) -> tuple[dict[str, Any], Shown, list[tuple[list[str], str]]]:
+    hosts = list(reports)
+    runner = FakeRunner(reports, {})
+    calls: list[tuple[list[str], str]] = []
+
+    def fabric(hs: list[str], label: str) -> dict[str, Any]:
+        calls.append((list(hs), label))
+        return doctor_report(hs, {h: r for h, r in (fabric_bad or {}).items() if h in hs})
+
+    shown = Shown()
+    report = certify(
+        lab(hosts), runner, Holder("none", runner, hosts[0]), fabric, None, opts or Options(), shown
+    )
+    return report, shown, calls
+
+
+def test_progress_is_told_each_stage_its_failures_and_each_release() -> None:
+    report, shown, calls = run_lab(
+        {"a": node_report(), "b": node_report(), "c": None}, fabric_bad={"b": ["mtu: eth0"]}
+    )
+    assert shown.calls == [
+        ("stage", 1, "sanity", 3),
+        ("done", 1, 1),
+        ("stage", 2, "configuration", 2),
+        ("done", 2, 0),
+        ("stage", 3, "node", 2),
+        ("done", 3, 0),
+        ("stage", 4, "fabric", 2),
+        ("done", 4, 1),
+        ("stage", 5, "collectives", 1),
+        ("done", 5, 0),
+        ("stage", 6, "storage", 1),
+        ("done", 6, 0),
+        ("stage", 7, "soak", 1),
+        ("done", 7, 0),
+        ("released", "a"),
+    ]
+    assert calls == [(["a", "b"], "fabric")]  # no soak on one node
+    assert {h: v["status"] for h, v in report["hosts"].items()} == {
+        "a": "certified",
+        "b": "held",
+        "c": "held",
+    }
+    assert report["hosts"]["a"] == {"status": "certified", "stage": None, "reason": "", "todo": ""}
+    assert report["hosts"]["b"]["stage"] == "4 fabric"
+    assert report["hosts"]["b"]["reason"] == "mtu: eth0"
+    assert report["hosts"]["b"]["todo"].startswith("set the fabric's MTU")
+    soak = [r for r in report["rows"] if r["stage"] == 7]
+    assert [(r["status"], r["measurement"]) for r in soak] == [
+        ("skipped", "soak: no repeat asked or fewer than 2 hosts")
+    ]
+
+
+def test_once_no_node_is_left_each_stage_says_so_and_nothing_runs() -> None:
+    report, shown, calls = run_lab({"a": None, "b": None}, opts=Options(soak_repeats=3))
+    assert calls == []
+    assert report["verdict"] == "not certified"
+    said = {r["stage"]: (r["status"], r["host"], r["measurement"]) for r in report["rows"][2:]}
+    assert said == {
+        2: ("skipped", "", "no node left"),
+        3: ("skipped", "", "no node left"),
+        4: ("skipped", "", "fewer than 2 hosts left: no traffic test"),
+        5: ("skipped", "", "collectives skipped: no GPU in the lab"),
+        6: ("skipped", "", "no node left"),
+        7: ("skipped", "", "soak: no repeat asked or fewer than 2 hosts"),
+    }
+    assert [c for c in shown.calls if c[0] == "stage"][1:] == [
+        ("stage", n, name, 0)
+        for n, name in [
+            (2, "configuration"),
+            (3, "node"),
+            (4, "fabric"),
+            (5, "collectives"),
+            (6, "storage"),
+            (7, "soak"),
+        ]
+    ]
+    assert all(r["status"] == "failed" for r in report["rows"][:2])
+
+
+def test_soak_repeats_run_on_the_nodes_still_in() -> None:
+    report, _shown, calls = run_lab(
+        {h: node_report() for h in ("a", "b", "c")},
+        fabric_bad={"c": ["mtu: x"]},
+        opts=Options(soak_repeats=2),
+    )
+    assert calls == [(["a", "b", "c"], "fabric"), (["a", "b"], "soak1"), (["a", "b"], "soak2")]
+    assert [r["measurement"] for r in report["rows"] if r["stage"] == 7] == [
+        "repeat 1",
+        "repeat 1",
+        "repeat 2",
+        "repeat 2",
+    ]
+    assert Options().soak_repeats == 1  # thresholds.yaml's soak.repeats
+    assert run_lab({h: node_report() for h in "ab"}, opts=Options(soak_repeats=0))[2] == [
+        (["a", "b"], "fabric")
+    ]
+
+
+def test_the_report_carries_the_run_and_the_criteria() -> None:
+    opts = Options(command="gpufabric certify -i x", versions={"nccl": "2.21.5"})
+    report, _shown, _calls = run_lab({h: node_report() for h in "ab"}, opts=opts)
+    meta = report["meta"]
+    assert meta["command"] == "gpufabric certify -i x"
+    assert (meta["fabric"], meta["cloud"], meta["instance_type"], meta["hold"]) == (
+        "lab",
+        "",
+        "",
+        "none",
+    )
+    assert meta["versions"] == {
+        "gpufabric": __version__,
+        "python": platform.python_version(),
+        "nccl": "2.21.5",
+    }
+    assert meta["argv"] == sys.argv and 0 < meta["start"] <= meta["stop"]
+    assert report["criteria"] == criteria()["criteria"] and report["criteria"]
+    assert report["collectives"] == []
+    assert report["holds"] == [
+        {"node": "a", "action": "hold", "why": ""},
+        {"node": "b", "action": "hold", "why": ""},
+        {"node": "a", "action": "release", "why": ""},
+        {"node": "b", "action": "release", "why": ""},
+    ]
+
+
+def test_quiet_progress_is_the_default() -> None:
+    runner = FakeRunner({"a": node_report()}, {})
+    report = certify(
+        lab(["a"]), runner, Holder("none", runner, "a"), lambda h, _l: {}, None, Options()
+    )
+    assert report["verdict"] == "certified"
+    Quiet().stage(1, "sanity", 1), Quiet().done(1, 0), Quiet().released("a")
+
+
+P4DE = capture("nccl-tests/all_reduce_perf_2x_p4de_efa_srun_prefix.txt").read_text()
+PROVEN = capture("nccl-debug/net_ib_8hca_ib.txt").read_text() + "\n" + P4DE
+
+
+def run_collectives(
+    text_for: Any,
+    hostvars: dict[str, dict[str, Any]] | None = None,
+    instance: str = "p4de.24xlarge",
+) -> tuple[dict[str, Any], list[tuple[list[str], str]]]:
+    hosts = ["n1", "n2", "n3", "n4", "n5"]
+    leaves = {"n1": "leaf1", "n2": "leaf1", "n3": "leaf2", "n4": "leaf2", "n5": "leaf3"}
+    hv = {
+        h: {
+            "gpufabric_fabric": "infiniband",
+            "gpufabric_instance_type": instance,
+            "gpufabric_leaf": leaves[h],
+            **((hostvars or {}).get(h) or {}),
+        }
+        for h in hosts
+    }
+    inv = Inventory(hosts, "n1", hv, {"gpu_nodes": hosts})
+    runner = FakeRunner({h: tuned("infiniband", gpus=8) for h in hosts}, {})
+    ran: list[tuple[list[str], str]] = []
+
+    def collective(hs: list[str], coll: str) -> str:
+        ran.append((list(hs), coll))
+        return text_for(hs, coll)
+
+    report = certify(
+        inv,
+        runner,
+        Holder("none", runner, "n1"),
+        lambda hs, _l: doctor_report(hs, {}),
+        collective,
+        Options(soak_repeats=0),
+    )
+    return report, ran
+
+
+def test_collectives_run_per_leaf_of_two_or_more_and_across_every_node() -> None:
+    report, ran = run_collectives(lambda hs, coll: PROVEN)
+    assert ran == [
+        (["n1", "n2"], "all_reduce"),
+        (["n1", "n2"], "all_gather"),
+        (["n3", "n4"], "all_reduce"),
+        (["n3", "n4"], "all_gather"),
+        (["n1", "n2", "n3", "n4", "n5"], "all_reduce"),
+        (["n1", "n2", "n3", "n4", "n5"], "all_gather"),
+    ]
+    rows = [r for r in report["rows"] if r["stage"] == 5]
+    assert [r["name"] for r in rows] == [
+        "5 collectives: all_reduce leaf1",
+        "5 collectives: all_gather leaf1",
+        "5 collectives: all_reduce leaf2",
+        "5 collectives: all_gather leaf2",
+        "5 collectives: all_reduce cluster",
+        "5 collectives: all_gather cluster",
+    ]
+    first = rows[0]
+    assert (first["host"], first["status"], first["reason"]) == ("", "passed", "")
+    assert first["measurement"] == "busbw 78.3 GB/s, 0.84 of tree bound, ib"
+    assert first["extra"]["collective"] == report["collectives"][0]
+    assert len(report["collectives"]) == 6
+    assert report["verdict"] == "certified"
+
+
+def test_a_failing_leaf_holds_its_nodes_with_the_collective_named() -> None:
+    report, _ran = run_collectives(lambda hs, coll: P4DE if hs == ["n3", "n4"] else PROVEN)
+    why = "transport not proven: the log names none (NCCL_DEBUG=INFO)"
+    for h in ("n3", "n4"):
+        held = report["hosts"][h]
+        assert held["stage"] == "5 collectives"
+        assert held["reason"] == f"collective: all_reduce leaf2: {why}"
+        assert held["todo"].startswith("run gpufabric health run")
+    # both collectives failed on leaf2: each node is held once, with the first
+    leaf2 = [r for r in report["rows"] if r["name"] == "5 collectives: all_reduce leaf2"]
+    assert leaf2[0]["reason"] == f"collective: {why}"
+    assert leaf2[0]["measurement"] == "busbw 78.3 GB/s, 0.84 of tree bound, None"
+    assert {h: v["status"] for h, v in report["hosts"].items()} == {
+        "n1": "certified",
+        "n2": "certified",
+        "n3": "held",
+        "n4": "held",
+        "n5": "certified",
+    }
+
+
+def test_the_cluster_failing_alone_names_no_node_and_fails_the_run() -> None:
+    report, _ran = run_collectives(lambda hs, coll: PROVEN if len(hs) == 2 else "")
+    assert all(v["status"] == "certified" for v in report["hosts"].values())
+    failed = [r for r in report["rows"] if r["status"] == "failed"]
+    assert [(r["name"], r["host"], r["reason"]) for r in failed] == [
+        ("5 collectives: all_reduce cluster", "", "collective: no result table"),
+        ("5 collectives: all_gather cluster", "", "collective: no result table"),
+    ]
+    assert failed[0]["measurement"] == "busbw 0.0 GB/s, - of ? bound, None"
+    assert report["verdict"] == "not certified"
+
+
+def test_without_an_instance_type_or_a_launcher_collectives_are_skipped() -> None:
+    hosts = ["n1", "n2"]
+    inv = Inventory(hosts, "n1", {h: {"gpufabric_fabric": "infiniband"} for h in hosts}, {})
+    runner = FakeRunner({h: tuned("infiniband", gpus=8) for h in hosts}, {})
+    report = certify(
+        inv,
+        runner,
+        Holder("none", runner, "n1"),
+        lambda hs, _l: doctor_report(hs, {}),
+        lambda hs, c: PROVEN,
+        Options(soak_repeats=0),
+    )
+    [row] = [r for r in report["rows"] if r["stage"] == 5]
+    assert (row["status"], row["measurement"]) == (
+        "skipped",
+        "collectives skipped: no instance type / launcher",
+    )
+    assert row["name"] == "5 collectives: 2 host(s)"
+
+
+def test_a_stage_that_holds_every_node_leaves_the_next_skipped() -> None:
+    """A collectives run that fails everywhere leaves nobody for storage or soak."""
+    report, _ran = run_collectives(
+        lambda hs, coll: P4DE, hostvars={"n5": {"gpufabric_leaf": "leaf2"}}
+    )
+    assert {v["stage"] for v in report["hosts"].values()} == {"5 collectives"}
+    rows = {r["stage"]: r["measurement"] for r in report["rows"] if r["stage"] in (6, 7)}
+    assert rows == {6: "no node left", 7: "soak: no repeat asked or fewer than 2 hosts"}
+
+
+def test_write_keeps_the_ctrf_document_and_the_page(tmp_path: Path) -> None:
+    report, _shown, _calls = run_lab({h: node_report() for h in "ab"})
+    files = write(report, tmp_path / "out" / "run1")
+    assert files == [tmp_path / "out/run1/certify.json", tmp_path / "out/run1/certify.html"]
+    doc = json.loads(files[0].read_text())
+    want = ctrf(report)
+    assert {**doc, "reportId": ""} == {**want, "reportId": ""}
+    assert files[0].read_text().endswith("}\n") and files[0].read_text().startswith('{\n  "')
+    assert files[1].read_text() == render_html(report)
