@@ -227,6 +227,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_certify_limits.py",
             "tests/unit/test_certify_flow.py",
             "tests/unit/test_certify_hosts.py",
+            "tests/unit/test_certify_clustermax.py",
+            "tests/unit/test_certify_scorecard.py",
+            "tests/unit/test_certify_storage_stage.py",
         ],
     ),
     # capacity position before launch: each cloud's answers read, the choice judged
