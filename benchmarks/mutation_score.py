@@ -230,6 +230,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_certify_clustermax.py",
             "tests/unit/test_certify_scorecard.py",
             "tests/unit/test_certify_storage_stage.py",
+            "tests/unit/test_certify_collect_node.py",
         ],
     ),
     # capacity position before launch: each cloud's answers read, the choice judged
