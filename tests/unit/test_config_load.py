@@ -1,0 +1,335 @@
+"""A stack's raw config turned into a StackConfig (gpufabric.config.load), word for word: unknown
+keys and their near misses, another cloud's section, the region each cloud takes it from, the
+one line pydantic's errors become, secret values kept out of every error, and the Pulumi
+program's own entry (its config from the environment Pulumi sets). In-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpufabric.config import load
+from gpufabric.config.load import known_keys, parse, scrub, secret_values
+from gpufabric.errors import ConfigError, MissingConfigError, UserError
+from gpufabric.plan.project import read_stack
+
+REPO = Path(__file__).resolve().parents[2]
+KNOWN = (
+    "aws, azure, boot, capacity, clusterName, encryption, gcp, instanceType, nebius, network, "
+    "nodeGroup, nodes, oci, rootVolume, storage, tags, userData, zone"
+)
+
+
+def stack(name: str, **changes: Any) -> dict[str, Any]:
+    """A shipped stack's raw config; a change of None removes the key."""
+    raw = read_stack(REPO, name)
+    for key, value in changes.items():
+        key = key.replace("__", ":")
+        if value is None:
+            raw.pop(key, None)
+        else:
+            raw[key] = value
+    return raw
+
+
+def refusal(raw: dict[str, Any], secrets: tuple[str, ...] = ()) -> UserError:
+    with pytest.raises(UserError) as err:
+        parse(raw, "s", secrets)
+    return err.value
+
+
+def test_known_keys_are_the_common_keys_and_each_clouds_section() -> None:
+    assert ", ".join(known_keys()) == KNOWN
+
+
+def test_an_unknown_key_names_its_near_miss_or_every_known_key() -> None:
+    assert str(refusal(stack("aws-h100", gpufabric__nodez=3))) == (
+        f"gpufabric:nodez: 3 is not valid; did you mean 'gpufabric:nodes'? unknown key; "
+        f"known keys: {KNOWN}"
+    )
+    assert str(refusal(stack("aws-h100", gpufabric__qqqqqq=3))) == (
+        f"gpufabric:qqqqqq: 3 is not valid; unknown key; known keys: {KNOWN}"
+    )
+
+
+def test_keys_of_other_namespaces_are_left_to_their_programs() -> None:
+    cfg = parse(stack("aws-h100", other__thing={"x": 1}, aws__profile="p"), "s")
+    assert cfg.nodes == 16 and cfg.stack == "s"
+
+
+@pytest.mark.parametrize(
+    ("name", "section", "line"),
+    [
+        ("aws-h100", "gcp", "gcp-only settings; this is an AWS stack (p5.48xlarge): remove the "
+         "section, use gpufabric:aws"),
+        ("gcp-a3-mega", "aws", "aws-only settings; this is a GCP stack (a3-megagpu-8g): remove "
+         "the section, use gpufabric:gcp"),
+        ("oci-h100", "nebius", "nebius-only settings; this is an OCI stack (BM.GPU.H100.8): "
+         "remove the section, use gpufabric:oci"),
+        ("azure-ndv5", "oci", "oci-only settings; this is an Azure stack "
+         "(Standard_ND96isr_H100_v5): remove the section, use gpufabric:azure"),
+    ],
+)  # fmt: skip
+def test_another_clouds_section_is_refused_naming_this_stacks_cloud(
+    name: str, section: str, line: str
+) -> None:
+    err = refusal(stack(name, **{f"gpufabric__{section}": {}}))
+    assert str(err) == f"gpufabric:{section}: '(set)' is not valid; {line}"
+
+
+def test_a_misspelt_instance_type_drops_the_cloud_sections_and_says_so_first() -> None:
+    err = refusal(stack("aws-h100", gpufabric__instanceType="p5.48xlarg", aws__region=None))
+    assert str(err).startswith(
+        "gpufabric:instanceType: 'p5.48xlarg' is not valid; did you mean 'p5.48xlarge'?"
+    )
+    err = refusal(stack("aws-h100", gpufabric__instanceType="p5.48xlarg"))
+    assert str(err).startswith("gpufabric:instanceType: 'p5.48xlarg' is not valid; did you mean")
+
+
+# --- the region ---------------------------------------------------------------------------
+
+
+def test_each_cloud_takes_its_region_from_its_provider_key() -> None:
+    assert parse(stack("aws-h100"), "s").region == "us-east-1"
+    gcp = read_stack(REPO, "gcp-a3-mega")
+    assert parse(gcp, "s").region == gcp["gcp:region"]
+    oci = read_stack(REPO, "oci-h100")
+    assert parse(oci, "s").region == oci["oci:region"]
+
+
+def test_on_nebius_the_zone_names_the_region() -> None:
+    raw = read_stack(REPO, "nebius-h100")
+    assert parse(raw, "s").region == raw["gpufabric:zone"]
+    err = refusal(stack("nebius-h100", gpufabric__zone=None))
+    assert str(err) == (
+        "gpufabric:zone: None is not valid; required on Nebius: the region, e.g. eu-north1"
+    )
+    assert str(refusal(stack("nebius-h100", gpufabric__zone=""))) == (
+        "gpufabric:zone: '' is not valid; required on Nebius: the region, e.g. eu-north1"
+    )
+
+
+@pytest.mark.parametrize("region", [None, ""])
+def test_no_region_names_every_clouds_key(region: str | None) -> None:
+    err = refusal(stack("aws-h100", aws__region=region))
+    assert str(err) == (
+        "aws:region: None is not valid; set the provider region (aws:region, gcp:region, "
+        "azure-native:location, oci:region; on Nebius gpufabric:zone names the region)"
+    )
+    assert str(refusal({"gpufabric:nodes": 2})) == str(err)
+
+
+def test_a_provider_setting_repeated_in_the_section_must_agree() -> None:
+    raw = read_stack(REPO, "gcp-a3-mega")
+    project = raw["gpufabric:gcp"]["project"]
+    assert parse({**raw, "gcp:project": project}, "s").gcp.project == project  # type: ignore[attr-defined]
+    assert parse({**raw, "gcp:project": ""}, "s").gcp.project == project  # type: ignore[attr-defined]
+    assert str(refusal({**raw, "gcp:project": "someone-else"})) == (
+        f"gpufabric:gcp.project: {project!r} is not valid; it must match gcp:project "
+        "'someone-else' (the provider's project)"
+    )
+
+
+# --- pydantic's errors as one line -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "line"),
+    [
+        ({"gpufabric__nodes": "many"}, "gpufabric:nodes: 'many' is not valid; input should be a "
+         "valid integer"),
+        ({"gpufabric__tags": {"a": 1}}, "gpufabric:tags.a: 1 is not valid; input should be a "
+         "valid string"),
+        ({"gpufabric__storage": {"type": "managed-lustre"}}, "gpufabric:storage.type: "
+         "'managed-lustre' is not valid; on AWS use fsx-lustre or none"),
+        ({"gpufabric__storage": {"type": "fsx-lustre", "capacityGib": "x"}},
+         "gpufabric:storage.capacityGib: 'x' is not valid; input should be a valid integer"),
+        ({"gpufabric__storage": {"capacityGib": 1200}}, "gpufabric:storage.type: "
+         "{'capacityGib': 1200} is not valid; unable to extract tag using discriminator 'type'"),
+        ({"gpufabric__capacity": {"type": "reservation", "reservations": [
+            {"id": "cr-0a0000000000000aa", "nodes": "x"}]}},
+         "gpufabric:capacity.reservations.0.nodes: 'x' is not valid; input should be a valid "
+         "integer"),
+        ({"gpufabric__capacity": {"type": "reservation", "reservations": [
+            {"id": "cr-0a0000000000000aa", "nodes": 16, "x": 1}]}},
+         "gpufabric:capacity.reservations.0.x: 1 is not valid; extra inputs are not permitted"),
+        ({"gpufabric__nodes": None}, "gpufabric:nodes: not set; required: an integer number of "
+         "GPU nodes, 1-4096"),
+    ],
+)  # fmt: skip
+def test_a_bad_value_is_one_line_naming_its_key(changes: dict[str, Any], line: str) -> None:
+    assert str(refusal(stack("aws-h100", **changes))) == line
+
+
+def test_a_missing_key_of_a_clouds_section_gives_its_description() -> None:
+    raw = read_stack(REPO, "oci-h100")
+    oci = {k: v for k, v in raw["gpufabric:oci"].items() if k != "compartmentId"}
+    err = refusal({**raw, "gpufabric:oci": oci})
+    assert isinstance(err, MissingConfigError)
+    assert str(err) == (
+        "gpufabric:oci.compartmentId: not set; required: the compartment OCID for every resource"
+    )
+
+
+def test_the_description_of_a_field_is_found_through_nested_sections_or_is_empty() -> None:
+    model = load.registry.module("oci", "settings").CONFIG
+    assert load._description(model, ["oci", "compartmentId"]) == (
+        "the compartment OCID for every resource"
+    )
+    assert load._description(model, ["oci", "compartment_id"]) == (
+        "the compartment OCID for every resource"
+    )
+    assert load._description(model, ["oci", "nothing"]) == ""
+    assert load._description(model, ["nodes", "deeper"]) == ""
+
+
+def test_the_value_shown_is_the_one_at_the_errors_place() -> None:
+    values = {"a": {"b": [10, {"c": "x"}]}}
+    assert load._lookup(values, ["a", "b", "1", "c"]) == "x"
+    assert load._lookup(values, ["a", "b", "0"]) == 10
+    assert load._lookup(values, ["a", "b", "2"]) == [10, {"c": "x"}]
+    assert load._lookup(values, ["a", "zz"]) == {"b": [10, {"c": "x"}]}
+    assert load._lookup(values, ["zz"]) is None
+    assert load._lookup(values, []) == values
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+SECRET = "hunter2-correct-horse"
+
+
+def test_secret_values_are_every_scalar_longest_first_without_empties() -> None:
+    raw = {
+        "gpufabric:x": {"a": ["one", {"b": "three"}, None, ""], "c": ("tuple-item", 12)},
+        "gpufabric:y": "plain",
+        "gpufabric:z": "zz",
+    }
+    found = secret_values(raw, ["gpufabric:x", "gpufabric:z", "gpufabric:absent"])
+    assert sorted(found) == ["12", "one", "three", "tuple-item", "zz"]
+    assert [len(v) for v in found] == [10, 5, 3, 2, 2]
+    assert secret_values({"gpufabric:x": ["a", "a"]}, ["gpufabric:x"]) == ["a"]
+    assert secret_values(raw, []) == []
+
+
+def test_scrub_replaces_the_longest_secret_first() -> None:
+    assert scrub("key abc and abcdef", ["abc", "abcdef"]) == "key [secret] and [secret]"
+    assert scrub("nothing", ["abc"]) == "nothing"
+
+
+def test_a_secret_value_refused_reads_secret_in_the_line() -> None:
+    raw = stack("aws-h100", gpufabric__clusterName=SECRET, gpufabric__nodes=SECRET)
+    plain = refusal(raw)
+    assert SECRET in str(plain)
+    hidden = refusal(raw, ("gpufabric:nodes",))
+    assert isinstance(hidden, ConfigError)
+    assert str(hidden) == (
+        "gpufabric:nodes: [secret] is not valid; input should be a valid integer"
+    )
+    assert hidden.key == "gpufabric:nodes"
+
+
+def test_a_secret_inside_another_keys_error_is_scrubbed_from_the_value_and_the_text() -> None:
+    raw = stack("aws-h100", gpufabric__nodez=SECRET, gpufabric__userData=SECRET)
+    err = refusal(raw, ("gpufabric:userData",))
+    assert isinstance(err, ConfigError)
+    assert str(err).startswith("gpufabric:nodez: [secret] is not valid; did you mean")
+    assert SECRET not in str(err) and SECRET not in err.allowed
+
+
+def test_a_secret_in_an_allowed_text_is_scrubbed() -> None:
+    # the secret value is the region: the line's allowed text names it
+    raw = stack("aws-h100", aws__region="us-east-1", gpufabric__zone="eu-west-1a")
+    err = refusal(raw, ("aws:region",))
+    assert isinstance(err, ConfigError)
+    assert "us-east-1" not in str(err) and "us-east-1" not in err.allowed
+    assert "[secret]" in err.allowed
+
+
+def test_a_user_error_holding_a_secret_is_scrubbed_and_one_without_kept() -> None:
+    raw = stack("aws-h100", gpufabric__instanceType="p5.48xlarg-" + SECRET)
+    err = refusal(raw, ("gpufabric:instanceType",))
+    assert SECRET not in str(err) and "[secret]" in str(err)
+    # secrets that the error does not hold leave it as it is
+    raw = stack("aws-h100", gpufabric__instanceType="p5.48xlarg", gpufabric__clusterName=SECRET)
+    err = refusal(raw, ("gpufabric:clusterName",))
+    assert str(err).startswith("gpufabric:instanceType: 'p5.48xlarg' is not valid; did you mean")
+
+
+def test_a_missing_key_is_raised_as_missing_whatever_the_secrets() -> None:
+    err = refusal(stack("aws-h100", gpufabric__nodes=None, gpufabric__clusterName=SECRET),
+                  ("gpufabric:clusterName",))  # fmt: skip
+    assert isinstance(err, MissingConfigError)
+    assert str(err) == "gpufabric:nodes: not set; required: an integer number of GPU nodes, 1-4096"
+
+
+# --- the Pulumi program's entry -----------------------------------------------------------
+
+
+@pytest.fixture
+def pulumi_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """Config as Pulumi hands it to the program: PULUMI_CONFIG (JSON text values) and the
+    secret keys; no config set in-process."""
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    token = runtime_config.CONFIG.set({})
+    secret_token = runtime_config._SECRET_KEYS.set(set())
+    monkeypatch.setattr(pulumi, "get_stack", lambda: "aws-h100")
+    yield monkeypatch
+    runtime_config.CONFIG.reset(token)
+    runtime_config._SECRET_KEYS.reset(secret_token)
+
+
+def _as_pulumi(raw: dict[str, Any]) -> str:
+    return json.dumps({k: v if isinstance(v, str) else json.dumps(v) for k, v in raw.items()})
+
+
+def test_the_program_reads_pulumis_config_through_the_same_checks(
+    pulumi_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    raw = read_stack(REPO, "aws-h100")
+    pulumi_env.setenv("PULUMI_CONFIG", _as_pulumi(raw))
+    cfg = load.from_pulumi()
+    assert (cfg.stack, cfg.nodes, cfg.region) == ("aws-h100", 16, "us-east-1")
+    assert load.from_pulumi(tmp_path).nodes == 16  # no stack file there: none read
+    assert load.secret_config_keys() == []
+    assert load.secret_config_value_texts() == []
+
+
+def test_the_programs_stack_file_is_read_strictly_first(
+    pulumi_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pulumi_env.setenv("PULUMI_CONFIG", _as_pulumi(read_stack(REPO, "aws-h100")))
+    (tmp_path / "Pulumi.aws-h100.yaml").write_text("config:\n  a: 1\n  a: 2\n")
+    with pytest.raises(UserError) as err:
+        load.from_pulumi(tmp_path)
+    assert (
+        str(err.value) == f"{tmp_path / 'Pulumi.aws-h100.yaml'}: line 3: key 'a' given twice (YAML)"
+    )
+
+
+def test_the_programs_secret_keys_keep_their_values_out_of_errors(
+    pulumi_env: pytest.MonkeyPatch,
+) -> None:
+    raw = {**read_stack(REPO, "aws-h100"), "gpufabric:nodes": SECRET}
+    pulumi_env.setenv("PULUMI_CONFIG", _as_pulumi(raw))
+    pulumi_env.setenv("PULUMI_CONFIG_SECRET_KEYS", json.dumps(["gpufabric:nodes"]))
+    assert load.secret_config_keys() == ["gpufabric:nodes"]
+    assert load.secret_config_value_texts() == [SECRET]
+    with pytest.raises(ConfigError) as err:
+        load.from_pulumi()
+    assert (
+        str(err.value) == "gpufabric:nodes: [secret] is not valid; input should be a valid integer"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("16", 16), ('{"a": [1, true]}', {"a": [1, True]}), ("us-east-1", "us-east-1"), (7, 7)],
+)
+def test_pulumi_passes_structured_and_numeric_values_as_json_text(text: Any, value: Any) -> None:
+    assert load._decode("gpufabric:x", text) == value
