@@ -281,3 +281,45 @@ def test_aws_component_refuses_a_catalog_entry_not_its_configs() -> None:
     with pytest.raises(ValueError) as err:
         AwsCluster("x", AwsClusterArgs(config=cfg, instance=lookup("a3-megagpu-8g")))
     assert str(err.value) == "AwsClusterArgs.instance: a3-megagpu-8g is a gcp type, not aws"
+
+
+def test_oci_outputs_name_the_island_and_blocks_the_cluster_network_was_placed_in() -> None:
+    island = "ocid1.computehpcisland.oc1.iad.aaaaaaaaisland"
+    block = "ocid1.computenetworkblock.oc1.iad.aaaaaaaablock"
+    plan = run_plan(
+        REPO,
+        "oci-h100",
+        [
+            f'gpufabric:oci={{"compartmentId": "ocid1.compartment.oc1..aaaaaaaac", "imageId": '
+            f'"ocid1.image.oc1.iad.aaaaaaaai", "sshPublicKey": "ssh-ed25519 AAAAC3Nza x", '
+            f'"hpcIslandId": "{island}", "networkBlockIds": ["{block}"]}}'
+        ],
+    )
+    assert plan.outputs["network"]["placementGroup"] == {
+        "kind": "cluster-network",
+        "availabilityDomain": "Uocm:US-ASHBURN-AD-1",
+        "hpcIslandId": island,
+        "networkBlockIds": [block],
+    }
+    assert plan.outputs["cluster"]["compartment"] == "ocid1.compartment.oc1..aaaaaaaac"
+
+
+def test_gcp_and_oci_components_refuse_another_clouds_catalog_entry_in_one_line() -> None:
+    from gpufabric.clouds.gcp.cluster import _check_args as gcp_check
+    from gpufabric.clouds.gcp.settings import GcpStackConfig
+
+    gcp = run_plan(REPO, "gcp-a3-mega").config
+    assert isinstance(gcp, GcpStackConfig)
+    with pytest.raises(ValueError) as err:
+        gcp_check(gcp, lookup("p5.48xlarge"))
+    assert str(err.value) == "GcpClusterArgs.instance: p5.48xlarge is a aws type, not gcp"
+    with pytest.raises(ValueError) as err:
+        gcp_check(gcp, lookup("a3-ultragpu-8g"))
+    assert str(err.value) == (
+        "GcpClusterArgs.instance: a3-ultragpu-8g does not match config instanceType a3-megagpu-8g"
+    )
+    oci = run_plan(REPO, "oci-h100").config
+    assert isinstance(oci, OciStackConfig)
+    with pytest.raises(ValueError) as err:
+        oci_check(oci, lookup("a3-megagpu-8g"))
+    assert str(err.value) == "OciClusterArgs.instance: a3-megagpu-8g is a gcp type, not oci"
