@@ -108,6 +108,7 @@ def check_tree(plan: Plan, tree: Tree, cloud: str) -> str:
             (RESERVED, "gpufabric:storage.efa=true", "gpufabric:storage.capacityGib=4800"),
         ),
         ("aws-h100", tuple(SHARES)),
+        ("aws-h100", ("gpufabric:boot.enabled=true",)),
         ("gcp-a3-mega", ()),
         ("gcp-a3-ultra", ()),
         ("oci-h100", ()),
