@@ -102,6 +102,9 @@ def test_block_sizes_stay_within_the_16_levels_slurm_reads() -> None:
         "error: --block-sizes: 65536 is more than 2^15 times the base 1; Slurm reads at most "
         "16 block levels"
     )
+    with pytest.raises(UserError) as err:
+        slurm.block_sizes([2, 2], [1, 2, 1 << 17])
+    assert _line(err).startswith("error: --block-sizes: 131072 is more than 2^15 times the base 1")
     default = slurm.block_sizes([1] * (1 << 16))
     assert default == [1 << k for k in range(16)]
     assert slurm.block_sizes([1] * ((1 << 16) - 1))[-1] == 1 << 15
@@ -353,3 +356,56 @@ def test_hostfile_lines_and_refusals() -> None:
         with pytest.raises(UserError) as err:
             render()
         assert _line(err) == line
+
+
+class _Ec2Client:
+    """A boto3 EC2 client as far as topology discovery uses it: one page of two instances."""
+
+    def __init__(self, region: str | None) -> None:
+        self.meta = SimpleNamespace(region_name=region)
+
+    def describe_instance_topology(self, **call: object) -> dict[str, object]:
+        return {
+            "Instances": [
+                {"InstanceId": "i-a", "NetworkNodes": ["x", "y"], "CapacityBlockId": "cr-1"},
+                {"InstanceId": "i-b", "NetworkNodes": ["x", "z"]},
+            ]
+        }
+
+
+def test_aws_live_asks_the_region_given_and_names_by_the_names_map(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import boto3
+
+    made: list[tuple[str, str | None]] = []
+
+    def client(service: str, region_name: str | None = None) -> _Ec2Client:
+        made.append((service, region_name))
+        return _Ec2Client(region_name)
+
+    monkeypatch.setattr(boto3, "client", client)
+    t = aws.live("eu-north-1", None, {"i-a": "gpu-1"}, "instance-id")
+    assert made == [("ec2", "eu-north-1")]
+    assert [(h.name, h.path, h.nvlink_domain) for h in t.hosts] == [("gpu-1", ("x", "y"), "cr-1")]
+    assert t.skipped == (("i-b", "not in the names map"),) and t.source == "aws"
+    assert [h.name for h in aws.live(None, None, None, "instance-id").hosts] == ["i-a", "i-b"]
+    assert (
+        aws.load(
+            {"Instances": [{"InstanceId": "i-c", "NetworkNodes": ["q"]}]}, None, "r.json"
+        ).source
+        == "r.json"
+    )
+
+
+def test_aws_live_without_a_client_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import boto3
+    from botocore.exceptions import NoRegionError
+
+    def client(service: str, region_name: str | None = None) -> None:
+        raise NoRegionError()
+
+    monkeypatch.setattr(boto3, "client", client)
+    with pytest.raises(UserError) as err:
+        aws.live(None, None, None, "instance-id")
+    assert _line(err) == "error: aws: cannot create an EC2 client: You must specify a region."
