@@ -508,6 +508,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_golden_plans.py",
             "tests/unit/test_cluster_wiring.py",
             "tests/pulumi/test_boot_plan.py",
+            "tests/unit/test_cluster_wiring_azure_nebius.py",
         ],
     ),
 }
