@@ -86,6 +86,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_stack_reader.py",
             "tests/unit/test_config_base.py",
             "tests/unit/test_config_load.py",
+            "tests/unit/test_plan_project.py",
+            "tests/unit/test_nebius_fabrics.py",
             "tests/unit/test_capacity_config.py",
             "tests/unit/test_config_oci.py",
             "tests/unit/test_config_gcp_edges.py",
