@@ -604,7 +604,9 @@ def _again(group: str, children: int) -> dict[str, Counter[str]]:
     # mutmut marks the mutants not rerun "not checked" once the tests changed: those the
     # kept run killed keep that status (else the score after would count them as missed)
     kept = dict(filter(None, map(_status, results.read_text().splitlines())))
-    names = [name for name, status in kept.items() if status in ("survived", "no tests")]
+    # "not checked" in the kept run: a run stopped before it reached them resumes here
+    again = ("survived", "no tests", "not checked")
+    names = [name for name, status in kept.items() if status in again]
     return _mutmut(work, names or None, children, kept)
 
 

@@ -409,3 +409,25 @@ def test_aws_live_without_a_client_is_one_line(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(UserError) as err:
         aws.live(None, None, None, "instance-id")
     assert _line(err) == "error: aws: cannot create an EC2 client: You must specify a region."
+
+
+def test_switch_names_stay_unique_when_ids_report_the_renamed_names() -> None:
+    """Hostile ids that report the names gpufabric would give others: every switch still gets a
+    name of its own, and a safe id of exactly 64 characters keeps it."""
+    first = f"a_b-{_short_hash('a/b')}"
+    second = f"a_b-{_short_hash('a/b#')}"
+    names = slurm_names([first, second, "a_b", "a/b"])
+    assert len(set(names.values())) == 4 and names[first] == first and names[second] == second
+    edge = "x" * 64
+    assert slurm_names(["x" * 63 + "/", edge])[edge] == edge
+
+
+def test_label_values_keep_their_own_letters() -> None:
+    assert label_value("X1") == "X1"
+    assert label_value("X" * 64).startswith("X" * 54 + "-")
+    cut = "a" * 53 + "X" + "b" * 20
+    assert label_value(cut) == f"{'a' * 53}X-{_short_hash(cut)}"
+
+
+def test_mpirun_hostfile_gives_eight_slots_by_default() -> None:
+    assert hostfile.hostfile([Host("a1", ("l",))], "mpirun") == "a1 slots=8\n"
