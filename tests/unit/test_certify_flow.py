@@ -189,6 +189,7 @@ def run_collectives(
     text_for: Any,
     hostvars: dict[str, dict[str, Any]] | None = None,
     instance: str = "p4de.24xlarge",
+    runner: FakeRunner | None = None,
 ) -> tuple[dict[str, Any], list[tuple[list[str], str]]]:
     hosts = ["n1", "n2", "n3", "n4", "n5"]
     leaves = {"n1": "leaf1", "n2": "leaf1", "n3": "leaf2", "n4": "leaf2", "n5": "leaf3"}
@@ -202,7 +203,7 @@ def run_collectives(
         for h in hosts
     }
     inv = Inventory(hosts, "n1", hv, {"gpu_nodes": hosts})
-    runner = FakeRunner({h: tuned("infiniband", gpus=8) for h in hosts}, {})
+    runner = runner or FakeRunner({h: tuned("infiniband", gpus=8) for h in hosts}, {})
     ran: list[tuple[list[str], str]] = []
 
     def collective(hs: list[str], coll: str) -> str:
@@ -259,6 +260,11 @@ def test_a_failing_leaf_holds_its_nodes_with_the_collective_named() -> None:
     leaf2 = [r for r in report["rows"] if r["name"] == "5 collectives: all_reduce leaf2"]
     assert leaf2[0]["reason"] == f"collective: {why}"
     assert leaf2[0]["measurement"] == "busbw 78.3 GB/s, 0.84 of tree bound, None"
+    held_rows = [r for r in report["rows"] if r["stage"] == 5 and r["host"] == "n3"]
+    assert [r["measurement"] for r in held_rows] == [
+        "busbw 78.3 GB/s, 0.84 of tree bound, None",  # all_reduce: tree on 2 nodes
+        "busbw 78.3 GB/s, 1.57 of ring bound, None",  # all_gather: ring
+    ]
     assert {h: v["status"] for h, v in report["hosts"].items()} == {
         "n1": "certified",
         "n2": "certified",
@@ -319,3 +325,13 @@ def test_write_keeps_the_ctrf_document_and_the_page(tmp_path: Path) -> None:
     assert {**doc, "reportId": ""} == {**want, "reportId": ""}
     assert files[0].read_text().endswith("}\n") and files[0].read_text().startswith('{\n  "')
     assert files[1].read_text() == render_html(report)
+
+
+def test_a_transport_other_than_the_fabrics_holds_the_leaf() -> None:
+    """An InfiniBand log on an EFA cluster: the run did not use the fabric it was built for."""
+    hosts = ["n1", "n2", "n3", "n4", "n5"]
+    hv = {h: {"gpufabric_fabric": "efa", "gpufabric_cloud": "aws"} for h in hosts}
+    runner = FakeRunner({h: tuned("efa", gpus=8) for h in hosts}, {})
+    report, _ran = run_collectives(lambda hs, coll: PROVEN, hostvars=hv, runner=runner)
+    why = "transport ib, the efa fabric uses NET/OFI (aws-ofi-nccl) with the efa provider"
+    assert report["hosts"]["n1"]["reason"] == f"collective: all_reduce leaf1: {why}"
