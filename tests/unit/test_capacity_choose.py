@@ -198,3 +198,56 @@ def test_equal_units_on_one_leaf_are_taken_in_id_order():
     cap = Capacity((Unit("r2", "l1", 4), Unit("r1", "l1", 4), Unit("r3", "l1", 4)), "t")
     assert [u.id for u in choose(cap, 4).units] == ["r1"]
     assert [u.id for u in choose(cap, 8).units] == ["r1", "r2"]
+
+
+def test_the_bound_is_the_fewest_leaves_over_every_group():
+    """The bound (and a --max-leaves refusal) comes from the group that needs fewest leaves,
+    whichever group is read last."""
+    cap = Capacity(
+        (
+            Unit("a", "l1", 8, group="g1"),
+            Unit("b", "l2", 4, group="g2"),
+            Unit("c", "l3", 4, group="g2"),
+        ),
+        "islands",
+    )
+    choice = choose(cap, 8, max_leaves=1)
+    assert (choice.bound, choice.leaves, choice.group) == (1, 1, "g1")
+    cap = Capacity(
+        (
+            Unit("b", "l2", 4, group="g1"),
+            Unit("c", "l3", 4, group="g1"),
+            Unit("a", "l1", 8, group="g2"),
+        ),
+        "islands",
+    )
+    assert choose(cap, 8).bound == 1
+
+
+def test_equal_units_on_two_leaves_go_to_the_leaf_that_sorts_first():
+    cap = Capacity((Unit("r1", "leaf-b", 4), Unit("r2", "leaf-a", 4)), "t")
+    assert [u.id for u in choose(cap, 4).units] == ["r2"]
+
+
+def test_fewer_than_one_node_is_one_line():
+    cap = Capacity((Unit("a", "l1", 4),), "t")
+    for nodes in (0, -3):
+        with pytest.raises(CapacityError) as err:
+            choose(cap, nodes)
+        assert str(err.value) == f"nodes must be at least 1, got {nodes}"
+
+
+def test_equal_choices_in_two_groups_go_to_the_group_that_sorts_first():
+    cap = Capacity((Unit("a", "l1", 4, group="i2"), Unit("b", "l2", 4, group="i1")), "t")
+    choice = choose(cap, 4)
+    assert (choice.group, [u.id for u in choice.units]) == ("i1", ["b"])
+
+
+def test_the_fullest_unit_of_a_leaf_is_filled_first_and_the_last_holds_the_rest():
+    cap = Capacity((Unit("small", "l1", 2), Unit("big", "l1", 4), Unit("x", "l2", 9)), "t")
+    choice = choose(cap, 5, max_leaves=1)
+    assert choice.nodes == 5
+    assert [(u.id, n) for u, n in zip(choice.units, choice.counts, strict=True)] == [
+        ("big", 4),
+        ("small", 1),
+    ]
