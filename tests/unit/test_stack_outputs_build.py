@@ -152,3 +152,14 @@ def test_parse_refusals_are_one_exact_line() -> None:
     assert _refused(bad) == (
         "stack outputs: nodes.groups.0.count: Input should be greater than or equal to 1"
     )
+
+
+def test_exports_are_json_values_even_where_storage_takes_extra_keys() -> None:
+    """Storage keeps the keys a cloud adds (its dumps must still be JSON: a tuple a component
+    passes is exported as the list `pulumi stack output --json` prints back)."""
+    out = _build(storage={"type": "lustre", "mountPoint": "/lustre", "nids": ("10.0.0.5@tcp",)})
+    assert out.exports()["storage"] == {
+        "type": "lustre",
+        "mountPoint": "/lustre",
+        "nids": ["10.0.0.5@tcp"],
+    }
