@@ -74,6 +74,8 @@ def _row(algbw: float, busbw: float, in_place: bool = True) -> Row:
         ("all_reduce", 100.0, 199.0, None),  # 2 * 199/200: 200 ranks, but 199-201 all fit
         ("all_reduce", 100.0, 200.0, None),  # a factor of 2 is no rank count at all
         ("all_reduce", 100.0, 210.0, None),
+        ("all_gather", 1.0, 0.99, None),  # the roundings allow a factor of exactly 1: no count
+        ("all_reduce", 100.0, 0.0, None),  # busbw 0: one rank, no bus to read a count from
         ("sendrecv", 100.0, 100.0, None),  # factor 1 whatever the ranks
         ("broadcast", 100.0, 100.0, None),
         ("no_such_collective", 100.0, 93.75, None),  # no factor known: nothing guessed

@@ -209,3 +209,67 @@ def test_the_largest_node_count_is_accepted_and_one_more_refused() -> None:
     assert gate([log], lookup("Standard_ND96asr_v4"), most).nodes == most
     with pytest.raises(ArgumentError, match=f"^nodes: {most + 1} is not valid; must be 1 to"):
         gate([log], lookup("Standard_ND96asr_v4"), most + 1)
+
+
+P5_2X = "nccl-tests/all_reduce_perf_2x_p5_efa_srun_prefix.txt"
+ROW_8B = "   69.12    0.00    0.00      0    72.43"  # the real 2 x p5 run's 8 B times
+ROW_16B = "   72.64    0.00    0.00      0    73.91"
+
+
+def _latency(text: str) -> list[str]:
+    report = gate([parse_text(text, "all_reduce_perf_2x_p5.txt")], lookup("p5.48xlarge"), 2)
+    return _lines(report, "latency")
+
+
+def _real_with(*swaps: tuple[str, str]) -> str:
+    text = capture(P5_2X).read_text()
+    for old, new in swaps:
+        assert old in text
+        text = text.replace(old, new, 1)
+    return text
+
+
+def test_a_small_size_at_exactly_the_allowed_multiple_passes() -> None:
+    """8 B at 138.24 us, exactly 2.0 x the 69.12 us expected on 2 p5 nodes (the tolerance):
+    allowed; a second size over it fails, counting only the size over."""
+    at_edge = _real_with((ROW_8B, "  138.24    0.00    0.00      0   138.24"))
+    assert _latency(at_edge)[0] == (
+        "PASS latency     all_reduce_perf_2x_p5.txt: all_reduce: 8 B took 138.2 us = 2.00 x "
+        "the 69.1 us expected at that size on efa x 2 nodes, the furthest of 8 B-64 KiB "
+        "(14 sizes, each within 2.0 x)"
+    )
+    one_over = _real_with(
+        (ROW_8B, "  138.24    0.00    0.00      0   138.24"),
+        (ROW_16B, "  300.00    0.00    0.00      0   300.00"),
+    )
+    assert _latency(one_over)[0] == (
+        "FAIL latency     all_reduce_perf_2x_p5.txt: all_reduce: 16 B took 300.0 us = 4.13 x "
+        "the 72.6 us expected at that size on efa x 2 nodes; allowed up to 2.0 x "
+        "(1 of 14 small sizes over)"
+    )
+
+
+def test_a_spread_of_exactly_the_limit_is_consistent() -> None:
+    """8 B at 69.12 us out-of-place and 138.24 us in-place: a 2.0 x spread, the limit itself."""
+    text = _real_with((ROW_8B, "   69.12    0.00    0.00      0   138.24"))
+    assert _latency(text)[1] == (
+        "PASS latency     all_reduce_perf_2x_p5.txt: all_reduce: 8 B took 69.1-138.2 us over "
+        "2 measurements = 2.0 x spread (consistent)"
+    )
+
+
+def test_the_spread_is_a_ratio_under_one_microsecond_too() -> None:
+    """8 B at 0.50 and 1.50 us is a 3.0 x spread (inconsistent), wider than 16 B's 20-35 us
+    (1.75 x): the line names the widest, whatever the unit."""
+    rows = [
+        _row(8, time="0.50").replace("     0.50", "     1.50", 1),
+        _row(16).replace("      0     20.0", "      0     35.0"),
+        *(_row(8 << k) for k in range(2, 28)),
+    ]
+    text = HEADER + "".join(rows) + FOOTER
+    report = gate([parse_text(text, "all_reduce_perf.txt")], lookup("p5.48xlarge"), 1)
+    assert "      0     35.0" in text  # 16 B: 20 us out-of-place, 35 us in-place
+    assert _lines(report, "latency")[-1] == (
+        "WARN latency     all_reduce_perf.txt: all_reduce: 8 B took 0.5-1.5 us over "
+        "2 measurements = 3.0 x spread; over 2.0 x: inconsistent"
+    )
