@@ -59,6 +59,9 @@ def test_leaves_from_the_hosts_variable_else_the_leaf_groups() -> None:
     assert list(inv.leaves()) == ["leaf1", "leaf2"]
     no_var = Inventory(["a"], "a", {"a": {"gpufabric_leaf": ""}}, {"leaf9": ["a"]})
     assert no_var.leaves() == {"leaf9": ["a"]}
+    # a host without hostvars of its own takes no leaf from them
+    partial = Inventory(["a", "b"], "a", {"a": {"gpufabric_leaf": "s1"}})
+    assert partial.leaves() == {"s1": ["a"]}
 
 
 def listing(**over: Any) -> str:

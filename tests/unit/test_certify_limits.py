@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import capture
 
 from gpufabric.certify.limits import advice, algorithm, judge, table
+from gpufabric.errors import UserError
 from gpufabric.nccl.model import DebugInfo
 
 P4DE = "nccl-tests/all_reduce_perf_2x_p4de_efa_srun_prefix.txt"
@@ -158,3 +159,76 @@ def test_the_efficiency_limit_is_inclusive_and_the_floor_strict() -> None:
     log = capture("nccl-debug/net_ib_8hca_plus_bond_roce.txt").read_text()
     [c] = judge(log + "\n" + text, "x", "roce", "BM.GPU4.8", 2, "all_reduce")
     assert c.efficiency == pytest.approx(0.6001, abs=1e-4) and c.ok, c.reason
+
+
+def with_top_row(busbw: str, algbw: str, time_us: str) -> str:
+    """The p4de table with its largest row (2 GiB) replaced by these figures."""
+    lines = []
+    for line in capture(P4DE).read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 14 and parts[1] == str(2 << 30):
+            parts[6] = parts[10] = time_us
+            parts[7] = parts[11] = algbw
+            parts[8] = parts[12] = busbw
+            line = "  ".join(parts)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+RING_LOG = (
+    capture(IB_LOG).read_text() + "\nnode1:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+)
+
+
+def test_exactly_the_efficiency_limit_and_exactly_the_floor_pass() -> None:
+    """40.00 GB/s on the 50 GB/s ring bound: 0.80, the ring limit, and 40, the floor."""
+    text = RING_LOG + with_top_row("40.00", "21.33", "100678")
+    [c] = judge(text, "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
+    assert (c.peak_gbytes, c.bound_gbytes, c.efficiency) == (40.0, 50.0, 0.8)
+    assert c.ok and c.reason == ""
+    text = RING_LOG + with_top_row("39.99", "21.33", "100678")
+    [c] = judge(text, "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
+    assert c.reason == (
+        "efficiency 0.80 < 0.80 of the ring bound 50.0 GB/s; "
+        "busbw 40.0 GB/s under the 40 GB/s floor (TCP-class)"
+    )
+
+
+def test_a_figure_under_one_gb_per_second_is_still_a_measurement() -> None:
+    text = RING_LOG + with_top_row("0.50", "0.27", "7953643")
+    [c] = judge(text, "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
+    assert c.peak_gbytes == 0.5 and c.size == 2 << 30
+    assert "busbw 0.5 GB/s under the 40 GB/s floor (TCP-class)" in c.reason
+
+
+def test_one_node_is_not_held_to_the_network_floor() -> None:
+    """The single-node A100 capture with its one row slowed to 18.67 GB/s: far under 40 GB/s,
+    judged on NVLink only."""
+    text = capture("nccl-tests/all_reduce_perf_oci_bm_gpu4_8_1node_10G.txt").read_text()
+    row = " 10737418240    2684354560     float     sum      -1    79813  134.53  235.43      0    79759  134.62  235.59      0"
+    assert row in text
+    slow = row.replace("79813  134.53  235.43", "1006318  10.67  18.67").replace(
+        "79759  134.62  235.59", "1006318  10.67  18.67"
+    )
+    [c] = judge(text.replace(row, slow), "one", "roce", "BM.GPU4.8", 1, "all_reduce")
+    assert c.peak_gbytes == 18.67
+    assert c.reason == "efficiency 0.06 < 0.80 of the intra_node bound 300.0 GB/s"
+
+
+def test_the_node_count_is_read_from_the_table_when_not_given() -> None:
+    [c] = judge(capture(P4DE).read_text(), "x", "infiniband", "p4de.24xlarge", None, "all_reduce")
+    assert c.nodes == 2 and c.algorithm == "tree"
+
+
+def test_a_table_of_no_known_collective_is_named_so() -> None:
+    [c] = judge(capture(P4DE).read_text(), "x", "infiniband", "p4de.24xlarge", 2)
+    assert c.collective == "?" and not c.ok
+    assert c.reason.startswith("collective unknown: name the file <collective>_perf*.txt")
+
+
+def test_an_unknown_instance_type_names_the_inventory_variable() -> None:
+    with pytest.raises(UserError) as err:
+        judge(capture(P4DE).read_text(), "x", "infiniband", "p9.nope", 2, "all_reduce")
+    assert str(err.value).startswith(
+        "gpufabric_instance_type: 'p9.nope' is not valid; known types: "
+    )
