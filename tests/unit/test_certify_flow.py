@@ -335,3 +335,73 @@ def test_a_transport_other_than_the_fabrics_holds_the_leaf() -> None:
     report, _ran = run_collectives(lambda hs, coll: PROVEN, hostvars=hv, runner=runner)
     why = "transport ib, the efa fabric uses NET/OFI (aws-ofi-nccl) with the efa provider"
     assert report["hosts"]["n1"]["reason"] == f"collective: all_reduce leaf1: {why}"
+
+
+def test_the_instance_types_gpu_count_is_asked_of_every_node() -> None:
+    hosts = ["n1", "n2", "n3", "n4", "n5"]
+    runner = FakeRunner({h: tuned("infiniband", gpus=4) for h in hosts}, {})
+    report, _ran = run_collectives(lambda hs, coll: PROVEN, runner=runner)
+    assert {v["reason"] for v in report["hosts"].values()} == {
+        "gpu-count: 4 GPU(s), the instance type 8"
+    }
+
+
+def test_a_node_held_early_leaves_its_leaf_runs() -> None:
+    hosts = ["n1", "n2", "n3", "n4", "n5"]
+    reports: dict[str, Any] = {h: tuned("infiniband", gpus=8) for h in hosts}
+    reports["n2"] = None
+    report, ran = run_collectives(lambda hs, coll: PROVEN, runner=FakeRunner(reports, {}))
+    assert [hs for hs, coll in ran if coll == "all_reduce"] == [
+        ["n3", "n4"],
+        ["n1", "n3", "n4", "n5"],
+    ]
+    assert report["hosts"]["n2"]["stage"] == "1 sanity"
+
+
+def test_the_collector_is_asked_for_the_profiles_plugin_and_the_options_reach_the_stages() -> None:
+    hosts = ["g1", "g2"]
+    hv = {"gpufabric_fabric": "roce", "gpufabric_cloud": "gcp", "storage_bench_path": "/srv"}
+    inv = Inventory(hosts, "g1", {h: dict(hv) for h in hosts}, {})
+    runner = FakeRunner({h: tuned("gcp-gib", gpus=8) for h in hosts}, {})
+    report = certify(
+        inv,
+        runner,
+        Holder("none", runner, "g1"),
+        lambda hs, _l: doctor_report(hs, {}),
+        None,
+        Options(dcgm=False, soak_repeats=0),
+    )
+    assert runner.script_args == [["/usr/local/gib/lib64", "--no-dcgm", "--storage=/srv"]]
+    assert report["meta"]["cloud"] == "gcp"
+    runner = FakeRunner({h: tuned("infiniband", gpus=8) for h in hosts}, {})
+    inv = Inventory(hosts, "g1", {h: {"gpufabric_fabric": "infiniband"} for h in hosts}, {})
+    report = certify(
+        inv,
+        runner,
+        Holder("none", runner, "g1"),
+        lambda hs, _l: doctor_report(hs, {}),
+        None,
+        Options(soak_repeats=0, fabric_tiers=2),
+    )
+    assert runner.script_args == [[]]
+    [row] = [r for r in report["rows"] if r["stage"] == 2 and r["host"] == "g1"]
+    assert (
+        "warnings: nccl-ib-qps-entropy: NCCL_IB_QPS_PER_CONNECTION=1 on a multi-tier"
+        in (row["measurement"])
+    )
+
+
+def test_the_lab_never_runs_collectives_even_with_a_launcher() -> None:
+    ran: list[Any] = []
+    runner = FakeRunner({h: node_report() for h in "ab"}, {})
+    report = certify(
+        lab(["a", "b"], gpufabric_instance_type="p4de.24xlarge"),
+        runner,
+        Holder("none", runner, "a"),
+        lambda hs, _l: doctor_report(hs, {}),
+        lambda hs, c: ran.append(hs) or PROVEN,
+        Options(soak_repeats=0),
+    )
+    assert ran == []
+    [row] = [r for r in report["rows"] if r["stage"] == 5]
+    assert row["measurement"] == "collectives skipped: no GPU in the lab"
