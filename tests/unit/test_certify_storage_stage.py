@@ -195,3 +195,29 @@ def test_under_the_rated_share_warns_on_every_passing_row_or_holds_all(tmp_path:
         "storage-goal: rated 2 nodes: write 0.298 GB/s = 0% of the rated 1000.000 GB/s (below 50%)"
     )
     assert rows[0]["measurement"].startswith("write 0.298 GB/s, read 1.209 GB/s from 2 node(s)")
+
+
+def test_certify_judges_the_inventorys_rated_share(tmp_path: Path) -> None:
+    from tests.unit.certify_fakes import FakeRunner, doctor_report
+
+    from gpufabric.certify.hosts import Holder
+    from gpufabric.certify.run import Options, certify
+
+    hv = {
+        "gpufabric_fabric": "lab",
+        "gpufabric_storage_checkpoint": {"sizeGiB": 1, "writeSeconds": 60},
+        "storage_bench_path": "/srv",
+        "storage_bench_rated_gbps": 1000,
+    }
+    inventory = Inventory(["a", "b"], "a", {h: dict(hv) for h in "ab"})
+    runner = FakeRunner({h: node_report(storage=MOUNTED) for h in "ab"}, {})
+    report = certify(
+        inventory,
+        runner,
+        Holder("none", runner, "a"),
+        lambda hs, _l: doctor_report(hs, {}),
+        None,
+        Options(soak_repeats=0),
+        storage_bench=lambda hosts, path: bench_dir(tmp_path),
+    )
+    assert report["hosts"]["a"]["reason"].startswith("storage-goal: rated 2 nodes: write 0.298")
