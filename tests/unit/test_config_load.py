@@ -333,3 +333,54 @@ def test_the_programs_secret_keys_keep_their_values_out_of_errors(
 )
 def test_pulumi_passes_structured_and_numeric_values_as_json_text(text: Any, value: Any) -> None:
     assert load._decode("gpufabric:x", text) == value
+
+
+def test_a_shorter_secret_inside_a_longer_one_leaves_no_piece_of_it() -> None:
+    assert scrub("x ab", ["b", "ab"]) == "x [secret]"
+    assert scrub("x ab", ["ab", "b"]) == "x [secret]"
+
+
+def test_an_instance_type_that_is_no_string_is_one_line() -> None:
+    err = refusal(stack("aws-h100", gpufabric__instanceType=["p5.48xlarge"]))
+    assert str(err).startswith("gpufabric:instanceType: ['p5.48xlarge'] is not valid; ")
+
+
+def test_a_description_is_empty_where_there_is_none() -> None:
+    model = load.registry.module("aws", "settings").CONFIG
+    assert load._description(model, []) == ""
+    assert load._description(model, ["stack"]) == ""
+
+
+def test_the_programs_stack_file_names_the_project_in_its_example(
+    pulumi_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pulumi_env.setenv("PULUMI_CONFIG", _as_pulumi(read_stack(REPO, "aws-h100")))
+    (tmp_path / "Pulumi.aws-h100.yaml").write_text("config:\n  a:b:c: 1\n")
+    with pytest.raises(UserError) as err:
+        load.from_pulumi(tmp_path)
+    assert str(err.value) == (
+        f"{tmp_path / 'Pulumi.aws-h100.yaml'}: config key 'a:b:c' is not of the form "
+        "<namespace>:<name> (e.g. gpufabric:nodes)"
+    )
+
+
+def test_a_pulumi_config_value_gpufabric_refuses_names_its_key(
+    pulumi_env: pytest.MonkeyPatch,
+) -> None:
+    raw = {**read_stack(REPO, "aws-h100")}
+    text = _as_pulumi(raw)[:-1] + ', "gpufabric:capacity": "{\\"a\\": 1, \\"a\\": 2}"}'
+    pulumi_env.setenv("PULUMI_CONFIG", text)
+    with pytest.raises(UserError) as err:
+        load.from_pulumi()
+    assert str(err.value) == "gpufabric:capacity: key 'a' given twice in one JSON object"
+
+
+def test_keys_pulumi_marks_secret_in_process_are_secret_too(
+    pulumi_env: pytest.MonkeyPatch,
+) -> None:
+    from pulumi.runtime import config as runtime_config
+
+    raw = {**read_stack(REPO, "aws-h100"), "gpufabric:clusterName": SECRET}
+    pulumi_env.setenv("PULUMI_CONFIG", _as_pulumi(raw))
+    runtime_config._SECRET_KEYS.set({"gpufabric:clusterName"})
+    assert load.secret_config_keys() == ["gpufabric:clusterName"]
