@@ -109,7 +109,7 @@ def test_once_no_node_is_left_each_stage_says_so_and_nothing_runs() -> None:
         2: ("skipped", "", "no node left"),
         3: ("skipped", "", "no node left"),
         4: ("skipped", "", "fewer than 2 hosts left: no traffic test"),
-        5: ("skipped", "", "collectives skipped: no GPU in the lab"),
+        5: ("skipped", "", "no node left"),
         6: ("skipped", "", "no node left"),
         7: ("skipped", "", "soak: no repeat asked or fewer than 2 hosts"),
     }
@@ -340,7 +340,10 @@ def test_a_transport_other_than_the_fabrics_holds_the_leaf() -> None:
 def test_the_instance_types_gpu_count_is_asked_of_every_node() -> None:
     hosts = ["n1", "n2", "n3", "n4", "n5"]
     runner = FakeRunner({h: tuned("infiniband", gpus=4) for h in hosts}, {})
-    report, _ran = run_collectives(lambda hs, coll: PROVEN, runner=runner)
+    report, ran = run_collectives(lambda hs, coll: PROVEN, runner=runner)
+    assert ran == []  # no node left: the launcher is not started on nobody
+    [row] = [r for r in report["rows"] if r["stage"] == 5]
+    assert (row["status"], row["measurement"]) == ("skipped", "no node left")
     assert {v["reason"] for v in report["hosts"].values()} == {
         "gpu-count: 4 GPU(s), the instance type 8"
     }
@@ -395,7 +398,7 @@ def test_the_lab_never_runs_collectives_even_with_a_launcher() -> None:
     ran: list[Any] = []
     runner = FakeRunner({h: node_report() for h in "ab"}, {})
     report = certify(
-        lab(["a", "b"], gpufabric_instance_type="p4de.24xlarge"),
+        lab(["a", "b"]),
         runner,
         Holder("none", runner, "a"),
         lambda hs, _l: doctor_report(hs, {}),

@@ -140,7 +140,9 @@ def certify(
         judged(stages.fabric_rows(4, list(alive), report, "no-traffic checks + bisection"), n)
 
     n = begin(5)
-    if fabric == "lab" or collective_run is None or not instance_type:
+    if not alive:  # nobody to launch on (the launcher starts from the group's first node)
+        judged(stages.skipped(5, alive, "no node left"), n)
+    elif fabric == "lab" or collective_run is None or not instance_type:
         why = "no GPU in the lab" if fabric == "lab" else "no instance type / launcher"
         judged(stages.skipped(5, alive, f"collectives skipped: {why}"), n)
     else:
