@@ -266,3 +266,41 @@ def test_send_a_host_report_and_a_cloud_error_is_one_line(cfg: Any):
     with pytest.raises(UserError) as err:
         faulty.send(report, Instances(Forbidden("no permission\ndetails")))
     assert str(err.value) == "gcp instances.reportHostAsFaulty: 403 no permission"
+
+
+def test_a_missing_sdk_is_one_line_naming_the_extra(cfg: Any, monkeypatch: pytest.MonkeyPatch):
+    from gpufabric import extras
+
+    monkeypatch.setattr(extras, "find_spec", lambda name: None)
+    with pytest.raises(UserError) as err:
+        _report(cfg, host="n1")
+    assert str(err.value) == (
+        "reporting a faulty host or sub-block needs the gcp extra (google.cloud.compute_v1 is "
+        "not installed): pip install 'gpufabric[gcp]'"
+    )
+
+
+def test_send_without_a_client_makes_the_sdks_own(cfg: Any, monkeypatch: pytest.MonkeyPatch):
+    from types import SimpleNamespace
+
+    host, sub_block = _report(cfg, host="n1"), _report(cfg, block=SUB)
+    made: list[str] = []
+
+    class Client:
+        def __init__(self, kind: str) -> None:
+            made.append(kind)
+
+        def report_host_as_faulty(self, request: Any) -> str:
+            return "host-op"
+
+        def report_faulty(self, request: Any) -> str:
+            return "sub-block-op"
+
+    fake = SimpleNamespace(
+        InstancesClient=lambda: Client("instances"),
+        ReservationSubBlocksClient=lambda: Client("sub-blocks"),
+    )
+    monkeypatch.setattr(faulty, "sdk", lambda: fake)
+    assert faulty.send(host) == "host-op"
+    assert faulty.send(sub_block) == "sub-block-op"
+    assert made == ["instances", "sub-blocks"]

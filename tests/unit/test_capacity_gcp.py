@@ -277,3 +277,35 @@ def test_a_live_read_error_is_one_line():
         with pytest.raises(UserError) as err:
             client.read("a3-ultragpu-8g")
         assert str(err.value) == f"gcp reservations in p1/{ZONE}: {line}"
+
+
+def test_a_missing_sdk_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch):
+    from gpufabric import extras
+
+    monkeypatch.setattr(extras, "find_spec", lambda name: None)
+    with pytest.raises(UserError) as err:
+        gcp.CapacityClient("p1", ZONE)
+    assert str(err.value) == (
+        "reading GCP reservation blocks needs the gcp extra (google.cloud.compute_v1 is not "
+        "installed): pip install 'gpufabric[gcp]'"
+    )
+
+
+def test_without_clients_the_sdks_three_are_made(monkeypatch: pytest.MonkeyPatch):
+    from types import SimpleNamespace
+
+    from gpufabric.clouds.gcp import faulty
+
+    fake = SimpleNamespace(
+        ReservationsClient=lambda: "reservations",
+        ReservationBlocksClient=lambda: "blocks",
+        ReservationSubBlocksClient=lambda: "sub-blocks",
+    )
+    monkeypatch.setattr(faulty, "sdk", lambda: fake)
+    client = gcp.CapacityClient("p1", ZONE)
+    assert (client.project, client.zone) == ("p1", ZONE)
+    assert (client.reservations, client.blocks, client.subs) == (
+        "reservations",
+        "blocks",
+        "sub-blocks",
+    )
