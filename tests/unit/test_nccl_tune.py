@@ -297,3 +297,14 @@ def test_tune_json_with_impossible_values_is_refused(
     pick_["gain"], pick_["choice"]["channels"] = 0.25, 8  # type: ignore[index]
     path.write_text(json.dumps({"picks": [pick_]}))
     assert read_tune(path)["picks"][0]["gain"] == 0.25
+
+
+def test_a_tune_json_that_is_missing_or_not_json_is_named_as_one(tmp_path: Path) -> None:
+    from gpufabric.nccl.report.tunefile import read_tune
+
+    with pytest.raises(UserError) as err:
+        read_tune(tmp_path / "none.json")
+    assert (
+        str(err.value)
+        == f"{tmp_path / 'none.json'}: cannot read: no such file, expected a tune.json"
+    )

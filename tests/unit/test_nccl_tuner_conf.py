@@ -269,3 +269,34 @@ def test_nccl_skips_a_line_it_ignores_and_the_next_one_applies() -> None:
     assert choose(rules, "allreduce", 100, 2, 16) == ("ring", "simple", 0)
     assert choose(rules, "allreduce", 100, 2, 16, nccl_rules=False) == ("nvls", "ll", 16)
     assert choose(rules, "broadcast", 100, 2, 16) == ("none", "none", 1)
+
+
+@pytest.mark.parametrize(
+    ("args", "kw", "why"),
+    [
+        (("allreduce", "nosuch", "simple"), {}, "nosuch does not implement allreduce"),
+        (("broadcast", "tree", "simple"), {}, "tree does not implement broadcast"),
+        (("allgather", "pat", "ll"), {}, "pat runs the simple protocol only, not ll"),
+        (
+            ("allreduce", "collnet_direct", "simple"), {},
+            "collnet_direct needs CollNet (SHARP in the network and its plugin)",
+        ),
+        (("allreduce", "collnet_chain", "simple"), {"collnet": True}, None),
+        (("allreduce", "nvls_tree", "simple", 1, 8), {}, "nvls_tree is off on a single node"),
+        (("allreduce", "nvls_tree", "simple", 2, 16), {}, None),
+        (("allreduce", "nvls", "simple", 1, 8), {}, None),
+        (
+            ("allreduce", "nvls", "simple", 2, 16), {},
+            "nvls across nodes needs CollNet (SHARP); NCCL turns it off without",
+        ),
+        (("allreduce", "nvls", "simple", 2, 16), {"collnet": True}, None),
+        (("allgather", "pat", "simple", 1, 8), {}, "pat needs one rank per node (8 ranks on 1 nodes)"),
+        (("allgather", "pat", "simple", 4, 4), {}, None),
+        (("allgather", "pat", "simple"), {}, None),  # node and rank counts unknown: not applied
+        (("allreduce", "ring", "ll128", 64, 512), {}, None),
+    ],
+)  # fmt: skip
+def test_what_nccl_ignores_and_why_word_for_word(
+    args: tuple[Any, ...], kw: dict[str, bool], why: str | None
+) -> None:
+    assert ignored(*args, **kw) == why
