@@ -137,6 +137,18 @@ def test_live_discovery_gets_every_argument(monkeypatch: pytest.MonkeyPatch) -> 
     assert seen == [("us-east-1", ["i-1"], None, "private-dns")]
 
 
+def test_live_discovery_gets_the_names_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[Any, ...]] = []
+    cloud = registry.module("aws", "topology")
+    monkeypatch.setattr(cloud, "live", lambda *args: seen.append(args) or "topology")
+    names = tmp_path / "names.txt"
+    names.write_text("i-1 gpu-1\n")
+    load("aws", names_path=names, region="us-east-1", instance_ids=["i-1"])
+    assert seen == [("us-east-1", ["i-1"], {"i-1": "gpu-1"}, "instance-id")]
+
+
 def _fake_run(result: Any) -> Any:
     def run(argv: list[str], **kwargs: Any) -> Any:
         assert argv == ["/opt/ib/ibnetdiscover"]
