@@ -232,3 +232,12 @@ def test_an_unknown_instance_type_names_the_inventory_variable() -> None:
     assert str(err.value).startswith(
         "gpufabric_instance_type: 'p9.nope' is not valid; known types: "
     )
+
+
+def test_advice_goes_by_the_first_word_of_a_longer_head() -> None:
+    assert advice("slow link fwd: 0.02 Gbit/s") == table()["advice"]["slow"]
+
+
+def test_a_log_without_a_table_still_reports_its_transport() -> None:
+    [c] = judge(capture(IB_LOG).read_text(), "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
+    assert (c.reason, c.transport, c.ok) == ("no result table", "ib", False)
