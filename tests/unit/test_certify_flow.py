@@ -325,6 +325,10 @@ def test_write_keeps_the_ctrf_document_and_the_page(tmp_path: Path) -> None:
     assert {**doc, "reportId": ""} == {**want, "reportId": ""}
     assert files[0].read_text().endswith("}\n") and files[0].read_text().startswith('{\n  "')
     assert files[1].read_text() == render_html(report)
+    # the same --out again: the scorecard is replaced, not refused
+    again, _shown, _calls = run_lab({h: node_report() for h in "ab"}, fabric_bad={"b": ["mtu: x"]})
+    write(again, tmp_path / "out" / "run1")
+    assert json.loads(files[0].read_text())["results"]["extra"]["verdict"] == "not certified"
 
 
 def test_a_transport_other_than_the_fabrics_holds_the_leaf() -> None:

@@ -353,7 +353,9 @@ def test_kubectl_failing_or_missing_is_one_line(monkeypatch) -> None:
     monkeypatch.setattr(
         hosts_mod.subprocess,
         "run",
-        Recorder(lambda a, k: (1, "", "E1205 x\nerror: You must be logged in to the server\n")),
+        Recorder(
+            lambda a, k: (1, "", "E1205 x\nE1205 y\nerror: You must be logged in to the server\n")
+        ),
     )
     with pytest.raises(UserError) as err:
         Holder("k8s", FakeRunner({}, {}), "n1").hold(["n1"])
