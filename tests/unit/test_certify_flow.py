@@ -181,8 +181,15 @@ def test_quiet_progress_is_the_default() -> None:
     assert report["verdict"] == "certified"
 
 
-P4DE = capture("nccl-tests/all_reduce_perf_2x_p4de_efa_srun_prefix.txt").read_text()
-PROVEN = capture("nccl-debug/net_ib_8hca_ib.txt").read_text() + "\n" + P4DE
+def p4de() -> str:
+    """A real 2-node nccl-tests table without its NCCL_DEBUG log (read when a test runs: a
+    checkout without the shared captures skips that test, one line)."""
+    return capture("nccl-tests/all_reduce_perf_2x_p4de_efa_srun_prefix.txt").read_text()
+
+
+def proven() -> str:
+    """The same table after a real InfiniBand NCCL_DEBUG log: its transport proven."""
+    return capture("nccl-debug/net_ib_8hca_ib.txt").read_text() + "\n" + p4de()
 
 
 def run_collectives(
@@ -222,7 +229,7 @@ def run_collectives(
 
 
 def test_collectives_run_per_leaf_of_two_or_more_and_across_every_node() -> None:
-    report, ran = run_collectives(lambda hs, coll: PROVEN)
+    report, ran = run_collectives(lambda hs, coll: proven())
     assert ran == [
         (["n1", "n2"], "all_reduce"),
         (["n1", "n2"], "all_gather"),
@@ -249,7 +256,7 @@ def test_collectives_run_per_leaf_of_two_or_more_and_across_every_node() -> None
 
 
 def test_a_failing_leaf_holds_its_nodes_with_the_collective_named() -> None:
-    report, _ran = run_collectives(lambda hs, coll: P4DE if hs == ["n3", "n4"] else PROVEN)
+    report, _ran = run_collectives(lambda hs, coll: p4de() if hs == ["n3", "n4"] else proven())
     why = "transport not proven: the log names none (NCCL_DEBUG=INFO)"
     for h in ("n3", "n4"):
         held = report["hosts"][h]
@@ -275,7 +282,7 @@ def test_a_failing_leaf_holds_its_nodes_with_the_collective_named() -> None:
 
 
 def test_the_cluster_failing_alone_names_no_node_and_fails_the_run() -> None:
-    report, _ran = run_collectives(lambda hs, coll: PROVEN if len(hs) == 2 else "")
+    report, _ran = run_collectives(lambda hs, coll: proven() if len(hs) == 2 else "")
     assert all(v["status"] == "certified" for v in report["hosts"].values())
     failed = [r for r in report["rows"] if r["status"] == "failed"]
     assert [(r["name"], r["host"], r["reason"]) for r in failed] == [
@@ -295,7 +302,7 @@ def test_without_an_instance_type_or_a_launcher_collectives_are_skipped() -> Non
         runner,
         Holder("none", runner, "n1"),
         lambda hs, _l: doctor_report(hs, {}),
-        lambda hs, c: PROVEN,
+        lambda hs, c: proven(),
         Options(soak_repeats=0),
     )
     [row] = [r for r in report["rows"] if r["stage"] == 5]
@@ -309,7 +316,7 @@ def test_without_an_instance_type_or_a_launcher_collectives_are_skipped() -> Non
 def test_a_stage_that_holds_every_node_leaves_the_next_skipped() -> None:
     """A collectives run that fails everywhere leaves nobody for storage or soak."""
     report, _ran = run_collectives(
-        lambda hs, coll: P4DE, hostvars={"n5": {"gpufabric_leaf": "leaf2"}}
+        lambda hs, coll: p4de(), hostvars={"n5": {"gpufabric_leaf": "leaf2"}}
     )
     assert {v["stage"] for v in report["hosts"].values()} == {"5 collectives"}
     rows = {r["stage"]: r["measurement"] for r in report["rows"] if r["stage"] in (6, 7)}
@@ -336,7 +343,7 @@ def test_a_transport_other_than_the_fabrics_holds_the_leaf() -> None:
     hosts = ["n1", "n2", "n3", "n4", "n5"]
     hv = {h: {"gpufabric_fabric": "efa", "gpufabric_cloud": "aws"} for h in hosts}
     runner = FakeRunner({h: tuned("efa", gpus=8) for h in hosts}, {})
-    report, _ran = run_collectives(lambda hs, coll: PROVEN, hostvars=hv, runner=runner)
+    report, _ran = run_collectives(lambda hs, coll: proven(), hostvars=hv, runner=runner)
     why = "transport ib, the efa fabric uses NET/OFI (aws-ofi-nccl) with the efa provider"
     assert report["hosts"]["n1"]["reason"] == f"collective: all_reduce leaf1: {why}"
 
@@ -344,7 +351,7 @@ def test_a_transport_other_than_the_fabrics_holds_the_leaf() -> None:
 def test_the_instance_types_gpu_count_is_asked_of_every_node() -> None:
     hosts = ["n1", "n2", "n3", "n4", "n5"]
     runner = FakeRunner({h: tuned("infiniband", gpus=4) for h in hosts}, {})
-    report, ran = run_collectives(lambda hs, coll: PROVEN, runner=runner)
+    report, ran = run_collectives(lambda hs, coll: proven(), runner=runner)
     assert ran == []  # no node left: the launcher is not started on nobody
     [row] = [r for r in report["rows"] if r["stage"] == 5]
     assert (row["status"], row["measurement"]) == ("skipped", "no node left")
@@ -357,7 +364,7 @@ def test_a_node_held_early_leaves_its_leaf_runs() -> None:
     hosts = ["n1", "n2", "n3", "n4", "n5"]
     reports: dict[str, Any] = {h: tuned("infiniband", gpus=8) for h in hosts}
     reports["n2"] = None
-    report, ran = run_collectives(lambda hs, coll: PROVEN, runner=FakeRunner(reports, {}))
+    report, ran = run_collectives(lambda hs, coll: proven(), runner=FakeRunner(reports, {}))
     assert [hs for hs, coll in ran if coll == "all_reduce"] == [
         ["n3", "n4"],
         ["n1", "n3", "n4", "n5"],
@@ -406,7 +413,7 @@ def test_the_lab_never_runs_collectives_even_with_a_launcher() -> None:
         runner,
         Holder("none", runner, "a"),
         lambda hs, _l: doctor_report(hs, {}),
-        lambda hs, c: ran.append(hs) or PROVEN,
+        lambda hs, c: ran.append(hs) or proven(),
         Options(soak_repeats=0),
     )
     assert ran == []

@@ -175,18 +175,21 @@ def with_top_row(busbw: str, algbw: str, time_us: str) -> str:
     return "\n".join(lines)
 
 
-RING_LOG = (
-    capture(IB_LOG).read_text() + "\nnode1:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
-)
+def ring_log() -> str:
+    """A real InfiniBand NCCL_DEBUG log with NCCL_ALGO=Ring set."""
+    return (
+        capture(IB_LOG).read_text()
+        + "\nnode1:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+    )
 
 
 def test_exactly_the_efficiency_limit_and_exactly_the_floor_pass() -> None:
     """40.00 GB/s on the 50 GB/s ring bound: 0.80, the ring limit, and 40, the floor."""
-    text = RING_LOG + with_top_row("40.00", "21.33", "100678")
+    text = ring_log() + with_top_row("40.00", "21.33", "100678")
     [c] = judge(text, "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
     assert (c.peak_gbytes, c.bound_gbytes, c.efficiency) == (40.0, 50.0, 0.8)
     assert c.ok and c.reason == ""
-    text = RING_LOG + with_top_row("39.99", "21.33", "100678")
+    text = ring_log() + with_top_row("39.99", "21.33", "100678")
     [c] = judge(text, "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
     assert c.reason == (
         "efficiency 0.80 < 0.80 of the ring bound 50.0 GB/s; "
@@ -195,7 +198,7 @@ def test_exactly_the_efficiency_limit_and_exactly_the_floor_pass() -> None:
 
 
 def test_a_figure_under_one_gb_per_second_is_still_a_measurement() -> None:
-    text = RING_LOG + with_top_row("0.50", "0.27", "7953643")
+    text = ring_log() + with_top_row("0.50", "0.27", "7953643")
     [c] = judge(text, "x", "infiniband", "p4de.24xlarge", 2, "all_reduce")
     assert c.peak_gbytes == 0.5 and c.size == 2 << 30
     assert "busbw 0.5 GB/s under the 40 GB/s floor (TCP-class)" in c.reason
