@@ -363,8 +363,14 @@ class _Ec2Client:
 
     def __init__(self, region: str | None) -> None:
         self.meta = SimpleNamespace(region_name=region)
+        self.calls: list[dict[str, object]] = []
+
+    def describe_instances(self, **call: object) -> dict[str, object]:
+        dns = [{"InstanceId": "i-a", "PrivateDnsName": "ip-10-0-0-1.ec2.internal"}]
+        return {"Reservations": [{"Instances": dns}]}
 
     def describe_instance_topology(self, **call: object) -> dict[str, object]:
+        self.calls.append(call)
         return {
             "Instances": [
                 {"InstanceId": "i-a", "NetworkNodes": ["x", "y"], "CapacityBlockId": "cr-1"},
@@ -390,6 +396,18 @@ def test_aws_live_asks_the_region_given_and_names_by_the_names_map(
     assert [(h.name, h.path, h.nvlink_domain) for h in t.hosts] == [("gpu-1", ("x", "y"), "cr-1")]
     assert t.skipped == (("i-b", "not in the names map"),) and t.source == "aws"
     assert [h.name for h in aws.live(None, None, None, "instance-id").hosts] == ["i-a", "i-b"]
+    clients: list[_Ec2Client] = []
+    monkeypatch.setattr(
+        boto3,
+        "client",
+        lambda service, region_name=None: clients.append(_Ec2Client(region_name)) or clients[-1],
+    )
+    t = aws.live("us-east-1", ["i-a", "i-b"], None, "private-dns")
+    assert clients[0].calls == [{"InstanceIds": ["i-a", "i-b"]}]
+    assert [h.name for h in t.hosts] == ["ip-10-0-0-1"]  # i-b has no private DNS name
+    with pytest.raises(UserError) as err:
+        aws.parse({"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", 5]}]}, origin="r.json")
+    assert _line(err) == "error: r.json: instance i-1: 'NetworkNodes' is not a list of ids"
     assert (
         aws.load(
             {"Instances": [{"InstanceId": "i-c", "NetworkNodes": ["q"]}]}, None, "r.json"
@@ -418,7 +436,7 @@ def test_switch_names_stay_unique_when_ids_report_the_renamed_names() -> None:
     second = f"a_b-{_short_hash('a/b#')}"
     names = slurm_names([first, second, "a_b", "a/b"])
     assert len(set(names.values())) == 4 and names[first] == first and names[second] == second
-    edge = "x" * 64
+    edge = "x" * 63 + "_"  # what 'x...x/' becomes
     assert slurm_names(["x" * 63 + "/", edge])[edge] == edge
 
 
@@ -431,3 +449,22 @@ def test_label_values_keep_their_own_letters() -> None:
 
 def test_mpirun_hostfile_gives_eight_slots_by_default() -> None:
     assert hostfile.hostfile([Host("a1", ("l",))], "mpirun") == "a1 slots=8\n"
+
+
+class _BadAnswers(_Ec2Client):
+    def describe_instance_topology(self, **call: object) -> dict[str, object]:
+        return {"Reservations": []}
+
+    def describe_instances(self, **call: object) -> dict[str, object]:
+        return {"Reservations": [{}]}
+
+
+def test_malformed_live_answers_are_one_line_naming_aws() -> None:
+    with pytest.raises(UserError) as err:
+        aws.discover(_BadAnswers("us-east-1"), name_by="private-dns")
+    assert _line(err) == (
+        "error: aws: not a DescribeInstanceTopology response (no 'Instances' list)"
+    )
+    with pytest.raises(UserError) as err:
+        aws.private_dns_names(_BadAnswers("us-east-1"), ["i-a"])
+    assert _line(err) == "error: aws: a reservation has no 'Instances' list"
