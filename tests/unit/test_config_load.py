@@ -384,3 +384,12 @@ def test_keys_pulumi_marks_secret_in_process_are_secret_too(
     pulumi_env.setenv("PULUMI_CONFIG", _as_pulumi(raw))
     runtime_config._SECRET_KEYS.set({"gpufabric:clusterName"})
     assert load.secret_config_keys() == ["gpufabric:clusterName"]
+
+
+def test_an_error_inside_a_secret_section_hides_its_whole_value() -> None:
+    raw = stack("aws-h100", gpufabric__storage={"capacityGib": 1200})
+    err = refusal(raw, ("gpufabric:storage",))
+    assert str(err) == (
+        "gpufabric:storage.type: [secret] is not valid; unable to extract tag using "
+        "discriminator 'type'"
+    )
