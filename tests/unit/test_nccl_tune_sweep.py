@@ -18,6 +18,7 @@ from gpufabric.nccl.tune.sweep import (
     Trial,
     algorithm_pruned,
     bucket_pruned,
+    nccl_ignores,
     plan_sweep,
     sweep_space,
 )
@@ -242,3 +243,25 @@ def test_plan_refuses_bad_input_with_one_line() -> None:
         plan_sweep(lookup(P5), -1)
     assert str(err.value) == "nodes: -1 is not valid; must be 1 or more"
     assert plan_sweep(lookup(P5), 1).nodes == 1
+
+
+@pytest.mark.parametrize(
+    ("coll", "algo", "proto", "itype", "reason"),
+    [
+        ("all_reduce", "collnet_direct", "simple", AZ, None),  # InfiniBand: CollNet on
+        (
+            "all_reduce",
+            "collnet_direct",
+            "simple",
+            P5,
+            "collnet_direct needs CollNet (SHARP in the network and its plugin)",
+        ),
+        ("all_reduce", "nvls", "simple", AZ, None),
+        ("all_gather", "pat", "simple", P5, "pat needs one rank per node (16 ranks on 2 nodes)"),
+        ("all_gather", "ring", "ll", P5, None),
+    ],
+)
+def test_nccl_ignores_on_two_nodes_asks_with_the_clusters_ranks_and_collnet(
+    coll, algo, proto, itype, reason
+) -> None:
+    assert nccl_ignores(coll, algo, proto, 2, lookup(itype), sweep_space()) == reason
