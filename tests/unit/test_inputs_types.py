@@ -269,3 +269,9 @@ def test_generated_hostile_values_are_refused(kind: object, base: str, bad: str,
 def test_generated_control_characters_never_pass_as_an_id(value: str) -> None:
     assert problem(NodeId, value)
     assert problem(TagValue, value)
+
+
+def test_a_type_says_the_article_an_error_line_needs() -> None:
+    assert [types.a_type(v) for v in (1, [], {}, 1.5, None, "x")] == [
+        "an int", "a list", "a dict", "a float", "a NoneType", "a str"
+    ]  # fmt: skip

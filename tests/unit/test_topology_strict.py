@@ -114,7 +114,7 @@ def test_gcp_string_where_the_topology_object_belongs_is_one_line() -> None:
         gcp.parse(data)
     with pytest.raises(UserError, match="resourceStatus is not an object"):
         gcp.parse([{"name": "n1", "resourceStatus": "x"}])
-    with pytest.raises(UserError, match="physical_host is a int"):
+    with pytest.raises(UserError, match="physical_host is an int"):
         gcp.parse([{"name": "n1", "resourceStatus": {"physicalHost": 5}}])
 
 

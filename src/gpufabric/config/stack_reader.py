@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.inputs.files import MiB, decode_text, read_bytes
 from gpufabric.inputs.formats import parse_yaml
 
@@ -55,7 +56,7 @@ def parse_stack_document(data: bytes, where: str, project: str) -> dict[str, Any
     doc = load_yaml(data, where)
     if not isinstance(doc, dict):
         raise UserError(
-            f"{where}: the top level is {_a(type(doc).__name__)}, expected a mapping with 'config:'"
+            f"{where}: the top level is {types.a_type(doc)}, expected a mapping with 'config:'"
         )
     unknown = [str(k) for k in doc if k not in STACK_SECTIONS]
     if unknown:
@@ -67,7 +68,7 @@ def parse_stack_document(data: bytes, where: str, project: str) -> dict[str, Any
         raise UserError(f"{where}: no 'config:' section")
     config = doc["config"]
     if not isinstance(config, dict) or not config:
-        what = "empty" if config in (None, {}) else _a(type(config).__name__)
+        what = "empty" if config in (None, {}) else types.a_type(config)
         raise UserError(f"{where}: 'config' is {what}, expected a mapping of keys")
     out: dict[str, Any] = {}
     for key, value in config.items():
@@ -78,11 +79,6 @@ def parse_stack_document(data: bytes, where: str, project: str) -> dict[str, Any
             raise UserError(f"{where}: config key {name!r} given twice ({key!r})")
         out[name] = value
     return out
-
-
-def _a(name: str) -> str:
-    """A type's name with its article: 'a list', 'an int'."""
-    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def load_stack_file(path: Path, project: str) -> dict[str, Any]:

@@ -361,6 +361,12 @@ def check(kind: Any, value: Any, where: str) -> Any:
         raise UserError(f"{where}: {show(value)} {reason(exc)}") from None
 
 
+def a_type(value: Any) -> str:
+    """The value's type with its article, as an error line says it: 'an int', 'a list'."""
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
 def show(value: Any) -> str:
     """The value as the error shows it: quoted, control characters escaped, cut at 80."""
     text = repr(value)

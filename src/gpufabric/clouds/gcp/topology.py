@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpufabric.errors import UserError
+from gpufabric.inputs import types
 from gpufabric.topology.model import Host, Topology, apply_names
 
 
@@ -23,7 +24,7 @@ def path_from_physical_host(value: str, origin: str, who: str) -> tuple[str, ...
     """ "/cluster/rack/host" -> ("cluster", "cluster/rack")."""
     if not isinstance(value, str):
         raise UserError(
-            f"{origin}: {who}: physical_host is a {type(value).__name__}, expected a string"
+            f"{origin}: {who}: physical_host is {types.a_type(value)}, expected a string"
         )
     parts = [p for p in value.strip().split("/") if p]
     if not value.strip().startswith("/") or len(parts) != 3:
@@ -39,7 +40,7 @@ def path_from_topology(topo: Mapping[str, Any], origin: str, who: str) -> tuple[
     keys = ("cluster", "block", "subblock")
     if not isinstance(topo, Mapping):
         raise UserError(
-            f"{origin}: {who}: physicalHostTopology is a {type(topo).__name__}, expected "
+            f"{origin}: {who}: physicalHostTopology is {types.a_type(topo)}, expected "
             "an object with cluster, block, subblock"
         )
     values = [topo.get(k) for k in keys]
