@@ -135,6 +135,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/topology/sources/ib.py",
             "src/gpufabric/clouds/oci/topology.py",
             "src/gpufabric/clouds/nebius/topology.py",
+            "src/gpufabric/clouds/gcp/topology.py",
         ],
         [
             "tests/unit/test_topology_sources.py",
