@@ -275,3 +275,27 @@ def test_a_type_says_the_article_an_error_line_needs() -> None:
     assert [types.a_type(v) for v in (1, [], {}, 1.5, None, "x")] == [
         "an int", "a list", "a dict", "a float", "a NoneType", "a str"
     ]  # fmt: skip
+
+
+def test_digits_are_ascii_digits_only() -> None:
+    """str.isdigit() holds for '²' (int() refuses it) and '٣' (int() reads 3): neither is a
+    number a tool we read prints."""
+    assert [types.digits(t) for t in ("0", "0042", "²", "٣", "", "-1", "1.0", " 1")] == [
+        True, True, False, False, False, False, False, False
+    ]  # fmt: skip
+
+
+def test_no_reader_asks_str_isdigit_itself() -> None:
+    """Every reader asks inputs.types.digits, so a superscript digit is not a traceback."""
+    from pathlib import Path
+
+    src = Path(types.__file__).resolve().parents[1]
+    allowed = {"inputs/types.py", "lab/hosts.py", "clouds/gcp/mocks.py"}  # the lab's, the mocks'
+    found = [
+        f"{p.relative_to(src)}:{n}"
+        for p in sorted(src.rglob("*.py"))
+        if p.relative_to(src).as_posix() not in allowed
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if ".isdigit()" in line.split("#", 1)[0]
+    ]
+    assert found == []

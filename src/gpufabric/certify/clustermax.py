@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpufabric.inputs.types import digits
 from gpufabric.nccl.profiles import JOB_ENV_ONLY, ROCE_V2_GID_INDEX, fabric_is_multi_tier
 
 AUTOCONFIG = re.compile("|".join(JOB_ENV_ONLY))
@@ -77,7 +78,7 @@ def qps(conf_text: str, env: dict[str, str], rdma: bool, nodes: int, tiers: int)
     raw = env.get("NCCL_IB_QPS_PER_CONNECTION") or parse_conf(conf_text).get(
         "NCCL_IB_QPS_PER_CONNECTION", ""
     )
-    value = int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_QPS
+    value = int(raw) if digits(raw) and int(raw) > 0 else DEFAULT_QPS
     if not rdma:
         return Finding("nccl-ib-qps-entropy", "not_applicable", "no RDMA device")
     if not fabric_is_multi_tier(nodes, tiers):

@@ -23,6 +23,7 @@ from gpufabric.config.storage_goal import with_storage_goal
 from gpufabric.config.validate import check, region_keys
 from gpufabric.errors import ConfigError, MissingConfigError, UserError
 from gpufabric.inputs.formats import parse_json_or_text
+from gpufabric.inputs.types import digits
 
 NAMESPACE = "gpufabric"
 
@@ -238,7 +239,7 @@ def _lookup(values: Mapping[str, Any], loc: list[str]) -> Any:
     for part in loc:
         if isinstance(node, Mapping) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        elif isinstance(node, list) and digits(part) and int(part) < len(node):
             node = node[int(part)]
         else:
             return node if node is not values else None

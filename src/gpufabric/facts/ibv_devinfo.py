@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gpufabric.errors import UserError
 from gpufabric.facts.models import VerbsDevice, VerbsPort
+from gpufabric.inputs.types import digits
 
 _KV = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?):\s*(.*?)\s*$")
 _NUMBER = re.compile(r"^(\d+)")
@@ -41,7 +42,7 @@ def parse(text: str) -> tuple[VerbsDevice, ...]:
         elif not devices:
             continue
         elif key == "port":
-            if not (value.isascii() and value.isdigit()):
+            if not digits(value):
                 raise UserError(
                     f"ibv_devinfo: {devices[-1].hca_id}: port {value!r} is not a number"
                 )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpufabric.inputs.types import digits
+
 
 @dataclass(frozen=True)
 class TopoGpu:
@@ -45,7 +47,7 @@ _RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
 
 def link_rank(kind: str) -> int:
     """Order of topo link kinds from closest to farthest; unknown kinds rank last."""
-    if kind.startswith("NV") and kind[2:].isdigit():
+    if kind.startswith("NV") and digits(kind[2:]):
         return _RANK["NV"]
     return _RANK.get(kind, 7)
 

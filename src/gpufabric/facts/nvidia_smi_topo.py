@@ -11,6 +11,7 @@ import re
 
 from gpufabric.errors import UserError
 from gpufabric.facts.models import GpuTopology, TopoGpu, TopoNic
+from gpufabric.inputs.types import digits
 
 _DEVICE = re.compile(r"^(GPU|NIC)(\d+)$")
 _LEGEND = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
@@ -73,4 +74,4 @@ def _numa(value: str | None) -> int | None:
     """NUMA Affinity is a single node ("0"), a range ("0-1") or a list; keep the first node.
     N/A, or the column missing, is None."""
     first = (value or "").split("-")[0].split(",")[0]
-    return int(first) if first.isascii() and first.isdigit() else None
+    return int(first) if digits(first) else None

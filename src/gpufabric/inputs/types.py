@@ -361,6 +361,12 @@ def check(kind: Any, value: Any, where: str) -> Any:
         raise UserError(f"{where}: {show(value)} {reason(exc)}") from None
 
 
+def digits(text: str) -> bool:
+    """Whether `text` is one or more ASCII digits, so that int(text) reads it: str.isdigit()
+    also holds for '²' or '٣', which int() refuses or reads as another script's digit."""
+    return text.isascii() and text.isdigit()
+
+
 def a_type(value: Any) -> str:
     """The value's type with its article, as an error line says it: 'an int', 'a list'."""
     name = type(value).__name__

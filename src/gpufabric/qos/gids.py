@@ -9,6 +9,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
+from gpufabric.inputs.types import digits
+
 
 @dataclass(frozen=True)
 class Gid:
@@ -25,7 +27,7 @@ def parse_show_gids(text: str) -> list[Gid]:
     gids: list[Gid] = []
     for line in text.splitlines():
         cols = line.split()
-        if len(cols) < 5 or not cols[1].isdigit() or not cols[2].isdigit():
+        if len(cols) < 5 or not digits(cols[1]) or not digits(cols[2]):
             continue
         rest = cols[4:]
         ipv4 = None

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from gpufabric.inputs.types import digits
+
 _LAST_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
 _BRACKET = re.compile(r"^(.*?)\[([^\]]+)\](.*)$")
 
@@ -16,7 +18,7 @@ _BRACKET = re.compile(r"^(.*?)\[([^\]]+)\](.*)$")
 def natural_key(name: str) -> tuple[object, ...]:
     """Sort key that orders `n2` before `n10`."""
     parts = re.split(r"(\d+)", name)
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
+    return tuple((0, int(p), "") if digits(p) else (1, 0, p) for p in parts)
 
 
 def _ranges(numbers: list[int], width: int) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gpufabric.inputs.types import digits
+
 if TYPE_CHECKING:
     from gpufabric.plan.runner import Plan
 
@@ -97,7 +99,7 @@ def summarise(plan: Plan) -> Facts:
 
 def _partition(vmss: Any) -> tuple[int, str]:
     tag = str(vmss.inputs.get("tags", {}).get("gpufabric:ibPartition", ""))
-    return (int(tag) if tag.isdigit() else -1, vmss.name)
+    return (int(tag) if digits(tag) else -1, vmss.name)
 
 
 def _nic(inputs: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from gpufabric.capacity.model import Capacity, Choice, Unit, present, targets
 from gpufabric.clouds.gcp.settings import GcpStackConfig
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
+from gpufabric.inputs.types import digits
 
 RESERVATION_KEY = "gpufabric:capacity.reservationId"
 RESERVATIONS_KEY = "gpufabric:capacity.reservations"
@@ -51,7 +52,7 @@ def _count(item: dict[str, Any], key: str, origin: str, who: str) -> int | None:
     if value is None:
         return None
     # int64 fields may print as strings (ASCII digits only: "²".isdigit() holds, int() fails)
-    if isinstance(value, str) and value.isascii() and value.isdigit():
+    if isinstance(value, str) and digits(value):
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise UserError(f"{origin}: {who}: '{key}' is not a count")

@@ -23,7 +23,7 @@ from gpufabric.config.base import (
     no_squash_needs_squash,
 )
 from gpufabric.config.model import NoStorage, StackConfig
-from gpufabric.inputs.types import MountPath
+from gpufabric.inputs.types import MountPath, digits
 
 _RFC3339_UTC = re.compile(
     r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$"
@@ -45,7 +45,7 @@ def tier_number(tier: str) -> int:
     """MBPS_PER_TB_250 -> 250 (the sizing table's tiers are numbers); 0 for a name that is no
     tier (the rules then name the key)."""
     tail = tier.rsplit("_", 1)[-1]
-    return int(tail) if tier.startswith("MBPS_PER_TB_") and tail.isdigit() else 0
+    return int(tail) if tier.startswith("MBPS_PER_TB_") and digits(tail) else 0
 
 
 def tier_name(number: int) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gpufabric.catalog import InstanceType
 from gpufabric.errors import ArgumentError
+from gpufabric.inputs.types import digits
 from gpufabric.nccl.gate.ceilings import ceiling, infer_ranks
 from gpufabric.nccl.gate.fabric import Verdict, fabric_verdicts, merge_debug
 from gpufabric.nccl.gate.latency import consistency_verdicts, latency_verdicts
@@ -79,7 +80,7 @@ def _complete(result: TestsResult, subject: str) -> list[Verdict]:
         )
     elif (
         max_bytes
-        and max_bytes.isdigit()
+        and digits(max_bytes)
         and last is not None
         and last < int(max_bytes)
         and not result.elided

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from gpufabric.inputs.types import digits
 from gpufabric.nccl.model import DebugInfo, NetDevice
 from gpufabric.nccl.parse.lines import nccl_line, strip_prefixes
 
@@ -88,7 +89,7 @@ def parse_device(token: str, index: int) -> NetDevice:
     """'mlx5_0:1/IB' -> name, port, link; 'eth0:10.0.0.23<0>' -> name, address."""
     name, _, rest = token.partition(":")
     port_text, _, link = rest.partition("/")
-    if port_text.isdigit():
+    if digits(port_text):
         return NetDevice(index, name, int(port_text), link or None)
     return NetDevice(index, name, address=rest or None)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from gpufabric.errors import UserError
 from gpufabric.inputs.formats import parse_json
+from gpufabric.inputs.types import digits
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
 from gpufabric.nccl.parse.tests_text import collective_from_name, nccl_version_string
 
@@ -78,7 +79,7 @@ def _result(doc: dict[str, Any], name: str) -> TestsResult:
                 count=int(item["count"]),
                 dtype=str(item["type"]),
                 redop=str(item["redop"]),
-                root=int(root) if root.lstrip("-").isdigit() else None,
+                root=int(root) if digits(root.lstrip("-")) else None,
                 out_of_place=_measurement(item.get("out_of_place")),
                 in_place=_measurement(item.get("in_place")),
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpufabric.inputs.types import digits
 from gpufabric.nccl.model import Measurement, RankInfo, Row, TestsResult
 from gpufabric.nccl.parse.lines import nccl_line, strip_prefixes
 
@@ -205,7 +206,7 @@ class _Builder:
 
 
 def _is_row(tokens: list[str]) -> bool:
-    return len(tokens) >= 8 and tokens[0].isdigit() and tokens[1].isdigit()
+    return len(tokens) >= 8 and digits(tokens[0]) and digits(tokens[1])
 
 
 def _header_names(line: str) -> list[str] | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpufabric.inputs.types import digits
 from gpufabric.nccl.tune.ncclrules import (
     ALGORITHM_COLLECTIVES,
     ALGORITHMS,
@@ -204,7 +205,7 @@ def parse_rule(
         ("min_bytes", lo, rule.min_bytes),
         ("max_bytes", hi, rule.max_bytes),
     ):
-        if not given.isdigit():
+        if not digits(given):
             severity = "warning" if re.match(r"^\+?\d", given) else "error"
             say(severity, f"{name} {given!r}: strtoull reads it as {value}")
             ok = ok and severity == "warning"
