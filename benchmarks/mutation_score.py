@@ -253,6 +253,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/capacity/stackwrite.py",
             "src/gpufabric/clouds/gcp/capacity.py",
             "src/gpufabric/clouds/gcp/faulty.py",
+            "src/gpufabric/clouds/aws/capacity.py",
+            "src/gpufabric/clouds/oci/capacity.py",
         ],
         [
             "tests/unit/test_capacity_check.py",
@@ -262,6 +264,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_capacity_landed.py",
             "tests/unit/test_capacity_readers.py",
             "tests/unit/test_cli_capacity.py",
+            "tests/unit/test_capacity_oci_live.py",
             "tests/unit/test_capacity_model.py",
             "tests/unit/test_capacity_stackwrite.py",
             "tests/unit/test_capacity_landed_sources.py",
