@@ -151,6 +151,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_oci_edges.py",
             "tests/unit/test_topology_nebius_edges.py",
             "tests/unit/test_topology_ib.py",
+            "tests/unit/test_topology_gcp.py",
         ],
     ),
     # nccl-tests output and NCCL's own log, as the gate, the report and tune read them

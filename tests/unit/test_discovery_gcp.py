@@ -61,7 +61,7 @@ def test_an_instance_with_a_partial_topology_is_refused_by_name(tmp_path: Path) 
     with pytest.raises(UserError) as err:
         discovery.from_files(out, [path])
     assert str(err.value) == (
-        f"discovery file {path}: {names[0]}: physicalHostTopology lacks block, subblock"
+        f"discovery file {path}: {names[0]}: physicalHostTopology lacks block, subblock (a non-empty string each)"
     )
 
 

@@ -45,8 +45,10 @@ def path_from_topology(topo: Mapping[str, Any], origin: str, who: str) -> tuple[
         )
     values = [topo.get(k) for k in keys]
     if not all(isinstance(v, str) and v for v in values):
-        missing = [k for k, v in zip(keys, values, strict=True) if not v]
-        raise UserError(f"{origin}: {who}: physicalHostTopology lacks {', '.join(missing)}")
+        missing = [k for k, v in zip(keys, values, strict=True) if not (isinstance(v, str) and v)]
+        raise UserError(
+            f"{origin}: {who}: physicalHostTopology lacks {', '.join(missing)} (a non-empty string each)"
+        )
     cluster, block, subblock = (str(v) for v in values)
     return (cluster, f"{cluster}/{block}", f"{cluster}/{block}/{subblock}")
 
