@@ -96,3 +96,12 @@ def test_refusals_name_the_file_and_the_host(data: Any, line: str) -> None:
     with pytest.raises(UserError) as err:
         gcp.parse(data, "o")
     assert str(err.value) == line
+
+
+def test_load_maps_host_names_and_keeps_where_it_read() -> None:
+    data = [inst("vm-1", {"physicalHostTopology": TOPO}), inst("vm-2", {"physicalHost": "/c1/r/h"})]
+    named = gcp.load(data, {"vm-1": "node1"}, "f.json")
+    assert named.hosts == (Host("node1", PATH),)
+    assert named.skipped == (("vm-2", "not in the names file"),) and named.source == "f.json"
+    plain = gcp.load(data, None, "f.json")
+    assert [h.name for h in plain.hosts] == ["vm-1", "vm-2"] and plain.source == "f.json"
