@@ -97,3 +97,11 @@ def test_components_refuse_another_clouds_type() -> None:
         nebius_check(ncfg, lookup("BM.GPU.H100.8"))
     assert OciClusterArgs(config=cfg, instance=lookup("BM.GPU.H100.8")).config is cfg
     assert NebiusClusterArgs(config=ncfg, instance=lookup(ncfg.instance_type)).config is ncfg
+
+
+def test_oci_outputs_name_the_nat_gateway_only_where_there_is_one() -> None:
+    nat = plan_for("oci-h100")
+    assert nat.outputs["network"]["natGateway"] == "<oci-h100-nat.id>"
+    closed = plan_for("oci-h100", 'gpufabric:network={"cidr": "10.0.0.0/16", "egress": "none"}')
+    assert "oci:Core/natGateway:NatGateway" not in {r.type for r in closed.resources}
+    assert closed.outputs["network"].get("natGateway") is None
