@@ -166,3 +166,22 @@ def test_the_report_of_a_bare_node(monkeypatch: pytest.MonkeyPatch) -> None:
     assert doc["paths"] == {} and doc["rdma"] == [] and doc["nccl_conf"] == ""
     assert doc["tools"]["dcgmi"] == "/d"
     NodeReport.model_validate(doc)
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("NCCL_TOPO_FILE=/etc/nccl/topo.xml # the file # and more", "/etc/nccl/topo.xml"),
+        ('NCCL_TOPO_FILE = "/etc/nccl/a=b.xml"', "/etc/nccl/a=b.xml"),
+        ("NCCL_TOPO_FILE='/etc/nccl/t.xml'  # quoted", "/etc/nccl/t.xml"),
+        ("# NCCL_TOPO_FILE=/commented/out", ""),
+    ],
+)
+def test_the_collector_reads_nccl_conf_as_certify_does(line: str, value: str) -> None:
+    """The node's collector and certify's audit read one nccl.conf line the same way: what
+    the node reports is what certify judges (two comments, '=' inside a value, quotes)."""
+    from gpufabric.certify.clustermax import parse_conf
+
+    conf = f"NCCL_DEBUG=WARN\n{line}\n"
+    assert collect_node.conf_value(conf, "NCCL_TOPO_FILE") == value
+    assert parse_conf(conf).get("NCCL_TOPO_FILE", "") == value
