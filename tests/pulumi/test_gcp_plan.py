@@ -514,3 +514,29 @@ def test_plain_reservation_with_max_distance_is_refused_before_any_resource() ->
     with pytest.raises(ConfigError) as err:
         plan_for(MEGA, 'gpufabric:capacity={"type": "reservation", "reservationId": "a3m-res"}')
     assert err.value.key == "gpufabric:gcp.maxDistance"
+
+
+def test_the_component_itself_refuses_a_project_other_than_the_providers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The config check refuses it first for a stack; a program that builds GcpClusterArgs
+    itself still meets the component's own check, reading the provider's gcp:project."""
+    import pulumi
+
+    from gpufabric.clouds.gcp import cluster
+
+    class ProviderConfig:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def get(self, key: str) -> str | None:
+            return "someone-else" if (self.name, key) == ("gcp", "project") else None
+
+    cfg = plan_for(MEGA).config
+    monkeypatch.setattr(cluster.pulumi, "Config", ProviderConfig)
+    with pytest.raises(pulumi.RunError) as err:
+        _check_args(cfg, lookup(cfg.instance_type))
+    assert str(err.value) == (
+        "gpufabric:gcp.project: 'my-gpu-project' is not valid; it must match gcp:project "
+        "'someone-else' (the provider's project)"
+    )

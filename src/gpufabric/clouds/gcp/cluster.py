@@ -40,7 +40,7 @@ class GcpCluster(pulumi.ComponentResource):
         host_mtu, mtu = vpc_mtus(cfg, itype)
         labels = {CLUSTER_LABEL: cfg.name, "gpufabric-stack": cfg.stack, **cfg.tags}
 
-        net = build_network(cfg, itype, labels, self)
+        net = build_network(cfg, itype, self)  # VPCs and subnets take no labels
         nodes = build_nodes(cfg, itype, net, labels, self)
         storage = build_storage(cfg, net, labels, self)
 

@@ -77,9 +77,7 @@ def vpc_mtus(cfg: GcpStackConfig, itype: InstanceType) -> tuple[int, int]:
     return gpu, gpu
 
 
-def build_network(
-    cfg: GcpStackConfig, itype: InstanceType, labels: dict[str, str], parent: pulumi.Resource
-) -> GcpNetwork:
+def build_network(cfg: GcpStackConfig, itype: InstanceType, parent: pulumi.Resource) -> GcpNetwork:
     opts = pulumi.ResourceOptions(parent=parent)
     project = cfg.gcp.project
     host_mtu, mtu = vpc_mtus(cfg, itype)
