@@ -299,3 +299,9 @@ def test_no_reader_asks_str_isdigit_itself() -> None:
         if ".isdigit()" in line.split("#", 1)[0]
     ]
     assert found == []
+
+
+def test_article_goes_by_the_first_letter_in_either_case() -> None:
+    assert [types.article(w) for w in ("instance", "vnic", "Ethernet", "OCID", "NCCL")] == [
+        "an instance", "a vnic", "an Ethernet", "an OCID", "a NCCL"
+    ]  # fmt: skip

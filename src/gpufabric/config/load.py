@@ -23,7 +23,7 @@ from gpufabric.config.storage_goal import with_storage_goal
 from gpufabric.config.validate import check, region_keys
 from gpufabric.errors import ConfigError, MissingConfigError, UserError
 from gpufabric.inputs.formats import parse_json_or_text
-from gpufabric.inputs.types import digits
+from gpufabric.inputs.types import article, digits
 
 NAMESPACE = "gpufabric"
 
@@ -135,11 +135,10 @@ def _model(values: dict[str, Any]) -> tuple[type[StackConfig], CloudSpec | None]
     for cloud in sorted(registry.names()):
         if cloud != entry.cloud and cloud in values:
             display = registry.get(entry.cloud).display_name
-            article = "an" if display[:1] in "AEIOU" else "a"
             raise ConfigError(
                 f"{NAMESPACE}:{cloud}",
                 "(set)",
-                f"{cloud}-only settings; this is {article} {display} stack ({entry.name}): "
+                f"{cloud}-only settings; this is {article(display)} stack ({entry.name}): "
                 f"remove the section, use {NAMESPACE}:{entry.cloud}",
             )
     return registry.module(entry.cloud, "settings").CONFIG, registry.get(entry.cloud)

@@ -44,8 +44,7 @@ def _string(value: Any) -> str:
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    return a_type(value)
 
 
 def _plain(value: str) -> str:
@@ -367,10 +366,14 @@ def digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def article(word: str) -> str:
+    """The word with its article, as an error line says it: 'an int', 'a list', 'an OCID'."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def a_type(value: Any) -> str:
-    """The value's type with its article, as an error line says it: 'an int', 'a list'."""
-    name = type(value).__name__
-    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+    """The value's type with its article: 'an int', 'a list'."""
+    return article(type(value).__name__)
 
 
 def show(value: Any) -> str:

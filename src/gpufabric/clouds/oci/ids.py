@@ -29,7 +29,7 @@ def ocid_problem(value: object, kind: str, region: str | None = None) -> str:
     match = _OCID_RE.fullmatch(str(value))
     assert match is not None  # Ocid matched it
     if match["type"] != kind:
-        return f"is an OCID of {_a(match['type'])}, not of {_a(kind)} (ocid1.{kind}.oc1...)"
+        return f"is an OCID of {types.article(match['type'])}, not of {types.article(kind)} (ocid1.{kind}.oc1...)"
     where = match["region"]
     if region and where and where != region and not _is_key_of(where, region):
         return f"is an OCID of region {where}, not of the stack's region {region}"
@@ -60,8 +60,3 @@ def _is_key_of(where: str, region: str) -> bool:
     if key is not None:
         return where == key
     return "-" not in where and where not in REGION_KEYS.values()
-
-
-def _a(word: str) -> str:
-    """The word with its article: 'an instance', 'a vnic'."""
-    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
