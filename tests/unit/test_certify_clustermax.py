@@ -68,6 +68,15 @@ def test_the_gid_index_is_judged_on_roce_v2_hosts_only() -> None:
         "NCCL_IB_GID_INDEX=7, ClusterMAX expects 3 on RoCE v2 (right only if this host's RoCE "
         "v2 GID sits at that index: show_gids)",
     )  # the first line, as grep -oP ... | head reads it
+
+
+def test_an_unset_gid_index_is_no_fault_where_the_profile_leaves_it_to_the_net_plugin() -> None:
+    """A plugin such as gIB picks its RoCE v2 GID itself; its profile writes no index."""
+    assert gid_index("", roce_v2=True, profile_sets_it=False) == Finding(
+        "nccl-gid-index", "not_applicable", "the profile leaves the GID to its net plugin"
+    )
+    assert gid_index("", roce_v2=False, profile_sets_it=False).detail == "no RoCE v2 port"
+    assert gid_index("", roce_v2=True, profile_sets_it=True).status == "fail"
     assert gid_index("# NCCL_IB_GID_INDEX=3\n", roce_v2=True).status == "fail"
 
 

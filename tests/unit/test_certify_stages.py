@@ -224,7 +224,7 @@ def tuned(name: str, **over: Any) -> dict[str, Any]:
     doc = {
         "nccl_conf": profile_conf(name),
         "paths": dict.fromkeys(stages.profile_paths(prof.fabric, prof.cloud or ""), True),
-        "roce_v2": name in ("roce", "oci-roce"),
+        "roce_v2": prof.fabric == "roce",  # every RoCE node's ports carry RoCE v2 GIDs
         "rdma": ["mlx5_0"] if rdma else [],
     }
     return node_report(**{**doc, **over})

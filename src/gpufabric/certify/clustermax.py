@@ -22,6 +22,7 @@ from gpufabric.inputs.types import digits
 from gpufabric.nccl.profiles import JOB_ENV_ONLY, ROCE_V2_GID_INDEX, fabric_is_multi_tier
 
 AUTOCONFIG = re.compile("|".join(JOB_ENV_ONLY))
+GID_SETTING = "NCCL_IB_GID_INDEX"
 GID_LINE = re.compile(r"^\s*NCCL_IB_GID_INDEX\s*=\s*(\d+)", re.MULTILINE)
 RECOMMENDED_QPS = 2  # platform_config.py RECOMMENDED_QPS_PER_CONNECTION
 DEFAULT_QPS = 1  # platform_config.py DEFAULT_QPS_PER_CONNECTION (NCCL's default)
@@ -58,10 +59,16 @@ def autoconfig(conf_text: str) -> Finding:
     return Finding("nccl-autoconfig", "pass", "no algorithm, protocol or channel pin")
 
 
-def gid_index(conf_text: str, roce_v2: bool) -> Finding:
+def gid_index(conf_text: str, roce_v2: bool, profile_sets_it: bool = True) -> Finding:
+    """`profile_sets_it` False: the fabric's profile leaves the GID to its net plugin (which
+    picks its own, as NCCL does when the index is unset), so an unset index is not a fault."""
     m = GID_LINE.search(conf_text or "")
     if not roce_v2:
         return Finding("nccl-gid-index", "not_applicable", "no RoCE v2 port")
+    if not profile_sets_it:
+        return Finding(
+            "nccl-gid-index", "not_applicable", "the profile leaves the GID to its net plugin"
+        )
     if m is None:
         return Finding("nccl-gid-index", "fail", "NCCL_IB_GID_INDEX not set on a RoCE v2 host")
     if int(m.group(1)) != ROCE_V2_GID_INDEX:

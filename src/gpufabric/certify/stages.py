@@ -177,7 +177,11 @@ def audit_host(
         problems.append(f"nccl-conf: {ENV_FILE} is missing")
     for f in (
         clustermax.autoconfig(conf),
-        clustermax.gid_index(conf, bool(d.get("roce_v2"))),
+        clustermax.gid_index(
+            conf,
+            bool(d.get("roce_v2")),
+            any(s.name == clustermax.GID_SETTING for s in prof.settings),
+        ),
         clustermax.qps(conf, {}, bool(d.get("rdma")), nodes, tiers),
     ):
         if f.status in ("fail", "warning"):
