@@ -468,3 +468,35 @@ def test_malformed_live_answers_are_one_line_naming_aws() -> None:
     with pytest.raises(UserError) as err:
         aws.private_dns_names(_BadAnswers("us-east-1"), ["i-a"])
     assert _line(err) == "error: aws: a reservation has no 'Instances' list"
+
+
+def test_yaml_is_written_by_libyaml_when_pyyaml_has_it(monkeypatch):
+    """The C emitter is what makes 4096-node topology files cheap; it must be the one used."""
+    import yaml
+
+    from gpufabric.topology.emit import names
+
+    used: list[type] = []
+
+    class Recording(yaml.CSafeDumper):  # type: ignore[name-defined, misc]
+        def __init__(self, *args, **kwargs):
+            used.append(type(self))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(yaml, "CSafeDumper", Recording)
+    assert names.dump_yaml({"b": [1, "x"], "a": {"c": None}}) == "b:\n- 1\n- x\na:\n  c: null\n"
+    assert used == [Recording]
+
+
+def test_yaml_without_libyaml_is_the_same_text_and_stays_safe(monkeypatch):
+    import yaml
+
+    from gpufabric.topology.emit import names
+
+    doc = {"switches": [{"switch": "s1", "children": ["a", "b"]}], "n": 2}
+    with_c = names.dump_yaml(doc, sort_keys=True)
+    monkeypatch.delattr(yaml, "CSafeDumper")
+    assert names.dump_yaml(doc, sort_keys=True) == with_c
+    # only plain YAML reaches another program's file: no Python tags
+    with pytest.raises(yaml.representer.RepresenterError):
+        names.dump_yaml({"x": object()})
