@@ -12,6 +12,9 @@ tools           {nvbandwidth, dcgmi, nvidia-smi: path or ""}
 dcgm            {"rc", "tail"} of `dcgmi diag -r 1` where dcgmi exists
 storage         with --storage=PATH: {"path", "dir": is a directory, "mount": the mount point
                 holding it (/proc/self/mounts), "fstype"}; null without
+
+The node's own files (/proc, /sys, /etc) are read under `root` ("/" on the node; tests point it
+at a tree of their own); the paths given as arguments are looked up as they are.
 """
 
 import glob
@@ -21,7 +24,12 @@ import shutil
 import subprocess
 import sys
 
-ENV_FILE = "/etc/profile.d/gpufabric-nccl.sh"
+# the node's own files, under root
+GPUS = "proc/driver/nvidia/gpus"
+NCCL_CONF = "etc/nccl.conf"
+ENV_FILE = "etc/profile.d/gpufabric-nccl.sh"
+INFINIBAND = "sys/class/infiniband"
+MOUNTS = "proc/self/mounts"
 
 
 def read(path):
@@ -32,8 +40,8 @@ def read(path):
         return ""
 
 
-def roce_v2():
-    for path in glob.glob("/sys/class/infiniband/*/ports/*/gid_attrs/types/*"):
+def roce_v2(root):
+    for path in glob.glob(os.path.join(root, INFINIBAND, "*/ports/*/gid_attrs/types/*")):
         if "roce v2" in read(path).lower():
             return True
     return False
@@ -51,11 +59,11 @@ def conf_value(conf, key):
     return value
 
 
-def storage(path):
+def storage(path, root):
     """Where PATH lives: the longest mount point of /proc/self/mounts that holds it."""
     real = os.path.realpath(path)
     best, fstype = "", ""
-    for line in read("/proc/self/mounts").splitlines():
+    for line in read(os.path.join(root, MOUNTS)).splitlines():
         fields = line.split()
         if len(fields) < 3:
             continue
@@ -66,24 +74,23 @@ def storage(path):
     return {"path": path, "dir": os.path.isdir(path), "mount": best, "fstype": fstype}
 
 
-def main(argv):
+def main(argv, root="/"):
     store = [a.split("=", 1)[1] for a in argv if a.startswith("--storage=")]
     argv = [a for a in argv if not a.startswith("--storage=")]
     tools = {t: shutil.which(t) or "" for t in ("nvbandwidth", "dcgmi", "nvidia-smi")}
-    conf = read("/etc/nccl.conf")
+    conf = read(os.path.join(root, NCCL_CONF))
     topo = conf_value(conf, "NCCL_TOPO_FILE")
+    infiniband = os.path.join(root, INFINIBAND)
     out = {
-        "gpus": len(glob.glob("/proc/driver/nvidia/gpus/*")),
+        "gpus": len(glob.glob(os.path.join(root, GPUS, "*"))),
         "nccl_conf": conf,
-        "nccl_env": read(ENV_FILE),
-        "roce_v2": roce_v2(),
-        "rdma": sorted(os.listdir("/sys/class/infiniband"))
-        if os.path.isdir("/sys/class/infiniband")
-        else [],
+        "nccl_env": read(os.path.join(root, ENV_FILE)),
+        "roce_v2": roce_v2(root),
+        "rdma": sorted(os.listdir(infiniband)) if os.path.isdir(infiniband) else [],
         "paths": {p: os.path.exists(p) for p in [*argv, topo] if p.startswith("/")},
         "tools": tools,
         "dcgm": None,
-        "storage": storage(store[0]) if store and store[0].startswith("/") else None,
+        "storage": storage(store[0], root) if store and store[0].startswith("/") else None,
     }
     if tools["dcgmi"] and "--no-dcgm" not in argv:
         proc = subprocess.run(
