@@ -100,12 +100,16 @@ def test_a_forced_ring_is_held_to_the_ring_bound() -> None:
 
 
 def test_one_node_is_judged_against_nvlink_without_a_transport_or_floor() -> None:
-    """A real single-node A100 run: 235.59 GB/s of the 300 GB/s NVLink bound (0.79), under
-    the 0.80 asked of one node; no transport is asked of NVLink."""
+    """A real, healthy single-node A100 run: 235.59 GB/s of the 300 GB/s NVLink bound (0.785)
+    passes the 0.75 asked of one node; no transport is asked of NVLink. The same run 6% slower
+    fails."""
     text = capture("nccl-tests/all_reduce_perf_oci_bm_gpu4_8_1node_10G.txt").read_text()
     [c] = judge(text, "one", "roce", "BM.GPU4.8", 1, "all_reduce")
     assert (c.algorithm, c.bound_gbytes, c.transport) == ("intra_node", 300.0, None)
-    assert c.reason == "efficiency 0.79 < 0.80 of the intra_node bound 300.0 GB/s"
+    assert (c.ok, c.reason, round(c.efficiency or 0, 3)) == (True, "", 0.785)
+    slow = text.replace("235.43", "221.30").replace("235.59", "221.45")
+    [c] = judge(slow, "one", "roce", "BM.GPU4.8", 1, "all_reduce")
+    assert c.reason == "efficiency 0.74 < 0.75 of the intra_node bound 300.0 GB/s"
 
 
 def test_no_result_table_fails_with_what_was_asked() -> None:
@@ -215,7 +219,7 @@ def test_one_node_is_not_held_to_the_network_floor() -> None:
     )
     [c] = judge(text.replace(row, slow), "one", "roce", "BM.GPU4.8", 1, "all_reduce")
     assert c.peak_gbytes == 18.67
-    assert c.reason == "efficiency 0.06 < 0.80 of the intra_node bound 300.0 GB/s"
+    assert c.reason == "efficiency 0.06 < 0.75 of the intra_node bound 300.0 GB/s"
 
 
 def test_the_node_count_is_read_from_the_table_when_not_given() -> None:
