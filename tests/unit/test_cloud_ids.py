@@ -205,16 +205,19 @@ def test_gcp_a_zone_is_in_its_region_only(zone: str, region: str, inside: bool) 
     ("value", "why"),
     [
         ("1234567890123456789", ""),
-        ("9" * 20, ""),
+        (str(2**64 - 1), ""),  # the Compute API's Instance.id is a uint64
         ("0", ""),
-        ("9" * 21, "must be a GCP instance id (a number of up to 20 digits)"),
-        ("", "must be a GCP instance id (a number of up to 20 digits)"),
-        ("-1", "must be a GCP instance id (a number of up to 20 digits)"),
-        ("12 34", "must be a GCP instance id (a number of up to 20 digits)"),
+        (str(2**64), "must be a GCP instance id (an unsigned 64-bit number)"),
+        ("9" * 20, "must be a GCP instance id (an unsigned 64-bit number)"),
+        ("9" * 21, "must be a GCP instance id (an unsigned 64-bit number)"),
+        ("", "must be a GCP instance id (an unsigned 64-bit number)"),
+        ("-1", "must be a GCP instance id (an unsigned 64-bit number)"),
+        ("12 34", "must be a GCP instance id (an unsigned 64-bit number)"),
+        ("\u0661\u0662", "must be a GCP instance id (an unsigned 64-bit number)"),  # Arabic digits
         (1234, "must be a string, not an int"),
     ],
 )
-def test_gcp_instance_ids_are_numbers_of_up_to_20_digits(value: Any, why: str) -> None:
+def test_gcp_instance_ids_are_unsigned_64_bit_numbers(value: Any, why: str) -> None:
     assert types.problem(gcp.InstanceId, value) == why
 
 

@@ -87,7 +87,7 @@ def test_the_instance_id_as_a_number_a_string_or_absent(value: Any, expected: st
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ("12a", "'12a' must be a GCP instance id (a number of up to 20 digits)"),
+        ("12a", "'12a' must be a GCP instance id (an unsigned 64-bit number)"),
         (1.5, "1.5 must be a string, not a float"),
         (True, "True must be a string, not the boolean true"),
     ],

@@ -9,10 +9,22 @@ https://www.googleapis.com/compute/<version>/projects/<project>/<scope>/<name>..
 from __future__ import annotations
 
 import re
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from gpufabric.inputs import types
 
-InstanceId = types.matching(r"[0-9]{1,20}", "a GCP instance id (a number of up to 20 digits)")
+_INSTANCE = "a GCP instance id (an unsigned 64-bit number)"
+
+
+def _uint64(value: str) -> str:
+    if int(value) >= 2**64:
+        raise ValueError(f"must be {_INSTANCE}")
+    return value
+
+
+InstanceId = Annotated[types.matching(r"[0-9]{1,20}", _INSTANCE), AfterValidator(_uint64)]
 ResourceName = types.matching(
     r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?",
     "a GCP resource name: a lowercase letter, then up to 62 lowercase letters, digits or '-'",
