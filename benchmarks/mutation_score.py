@@ -270,6 +270,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_capacity_stackwrite.py",
             "tests/unit/test_capacity_landed_sources.py",
             "tests/unit/test_capacity_gcp.py",
+            "tests/unit/test_capacity_aws.py",
+            "tests/unit/test_capacity_oci.py",
         ],
     ),
     # the boot bundle and its user data, and the day-2 fan-out command lines

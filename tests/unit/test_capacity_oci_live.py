@@ -171,3 +171,87 @@ def test_check_places_oci_nodes_by_the_hosts_the_capacity_lists() -> None:
     )
     with pytest.raises(UserError, match="none with a network position"):
         landed(outputs, None, api)  # without the capacity's hosts: nothing places them
+
+
+def test_live_reads_every_active_or_updating_topology_as_the_clis_listing() -> None:
+    class TwoTopologies(FakeCompute):
+        def list_compute_capacity_topology_compute_bare_metal_hosts(
+            self, topology_id: str, **kw: Any
+        ) -> Any:
+            self.calls.append(("bare-metal", topology_id, kw))
+            hosts = [_bm(1, "nb1")] if topology_id == TOPOLOGY else [_bm(2, "nb2")]
+            return _page(hosts, oci.core.models.ComputeBareMetalHostCollection)
+
+    topologies = [
+        _topology(TOPOLOGY, "ACTIVE"),
+        _topology("ocid1.creating", "CREATING"),
+        _topology("ocid1.updating", "UPDATING"),
+        _topology("ocid1.failed", "FAILED"),
+    ]
+    fake = TwoTopologies(topologies, [], [])
+    docs = capacity.CapacityClient("us-ashburn-1", fake).read(COMPARTMENT, ZONE)
+    assert [c[:2] for c in fake.calls] == [
+        ("topologies", COMPARTMENT),
+        ("topologies", COMPARTMENT),
+        ("bare-metal", TOPOLOGY),
+        ("bare-metal", "ocid1.updating"),
+    ]
+    from gpufabric.clouds.oci.live import kebab
+
+    assert docs == [
+        (
+            "oci ListComputeCapacityTopologyComputeBareMetalHosts",
+            {"data": {"items": [kebab(_bm(1, "nb1")), kebab(_bm(2, "nb2"))]}},
+        )
+    ]
+
+
+def test_live_compute_hosts_are_the_clis_listing() -> None:
+    from gpufabric.clouds.oci.live import kebab
+
+    hosts = [_host(1, "nb1"), _host(2, "nb1")]
+    docs = capacity.CapacityClient("us-ashburn-1", FakeCompute([], [], hosts)).read(
+        COMPARTMENT, ZONE
+    )
+    assert docs == [("oci ListComputeHosts", {"data": {"items": [kebab(h) for h in hosts]}})]
+
+
+def test_live_listing_errors_name_the_call_and_region() -> None:
+    denied = oci.exceptions.ServiceError(404, "NotAuthorizedOrNotFound", {}, "denied\nmore")
+
+    class RefusingHosts(FakeCompute):
+        def list_compute_capacity_topology_compute_bare_metal_hosts(
+            self, topology_id: str, **kw: Any
+        ) -> Any:
+            raise denied
+
+        def list_compute_hosts(self, compartment_id: str, **kw: Any) -> Any:
+            raise denied
+
+    with pytest.raises(UserError) as err:
+        fake = RefusingHosts([_topology(TOPOLOGY, "ACTIVE")], [], [])
+        capacity.CapacityClient("us-ashburn-1", fake).read(COMPARTMENT, ZONE)
+    assert str(err.value) == (
+        f"oci ListComputeCapacityTopologyComputeBareMetalHosts {TOPOLOGY} in us-ashburn-1: "
+        "404 denied"
+    )
+    with pytest.raises(UserError) as err:
+        capacity.CapacityClient("us-ashburn-1", RefusingHosts([], [], [])).read(COMPARTMENT, ZONE)
+    assert str(err.value) == "oci ListComputeHosts in us-ashburn-1: 404 denied"
+
+
+def test_without_a_client_the_sdks_is_made_for_the_region(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufabric.clouds.oci import live
+
+    asked: list[tuple[str, str]] = []
+
+    def sdk_config(region: str, what: str) -> dict[str, Any]:
+        asked.append((region, what))
+        return {"region": region, "tenancy": "t"}
+
+    monkeypatch.setattr(live, "sdk_config", sdk_config)
+    monkeypatch.setattr(oci.core, "ComputeClient", lambda config: ("compute", config))
+    client = capacity.CapacityClient("us-ashburn-1")
+    assert asked == [("us-ashburn-1", "OCI capacity")]
+    assert client.compute == ("compute", {"region": "us-ashburn-1", "tenancy": "t"})
+    assert client.region == "us-ashburn-1"
