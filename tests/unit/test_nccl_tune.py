@@ -47,7 +47,9 @@ def model_time(size: int, trial: Trial) -> float:
     return lat + size / bw * 1e6
 
 
-def write_table(trial: Trial) -> str:
+def write_table(trial: Trial, nodes: int | None = 2) -> str:
+    """The trial's table, after the rank lines nccl-tests prints for `nodes` nodes of 8 GPUs
+    (None: no rank lines, an output that does not say its node count)."""
     lines = [
         f"# nThread 1 nGpus 1 minBytes {trial.min_bytes} maxBytes {trial.max_bytes} step: "
         "2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
@@ -68,7 +70,7 @@ def write_table(trial: Trial) -> str:
         lines.insert(
             0, "h:1:1 [0] NCCL INFO 16 coll channels, 16 p2p channels, 2 p2p channels per peer"
         )
-    return "\n".join(lines) + "\n"
+    return (_ranks(nodes) if nodes is not None else "") + "\n".join(lines) + "\n"
 
 
 @pytest.fixture()
@@ -246,9 +248,34 @@ def test_pick_refuses_trials_recorded_on_other_nodes(tmp_path: Path) -> None:
     16 nodes."""
     plan = plan_sweep(lookup("p5.48xlarge"), 16)
     for trial in plan.trials:
-        (tmp_path / f"{trial.id}.txt").write_text(_ranks(4) + write_table(trial))
+        (tmp_path / f"{trial.id}.txt").write_text(write_table(trial, nodes=4))
     with pytest.raises(UserError, match=r"^nodes: 16 is not valid for trial .*recorded on 4 nodes"):
         pick(plan, run_sweep(plan, RecordedRunner(tmp_path)))
+
+
+def test_pick_refuses_a_trial_that_does_not_say_its_node_count(recorded) -> None:
+    """A sendrecv table without rank lines or NCCL nNodes (busbw = algbw: its figures hold no
+    rank count) shows nothing about the 2 nodes being tuned for: refused, not assumed."""
+    plan, directory = recorded
+    trial = next(t for t in plan.trials if t.collective == "sendrecv" and t.stage == "global")
+    (directory / f"{trial.id}.txt").write_text(write_table(trial, nodes=None))
+    with pytest.raises(UserError) as err:
+        pick(plan, run_sweep(plan, RecordedRunner(directory)))
+    assert str(err.value) == (
+        f"trial {trial.id}: its output does not say how many nodes it ran on (no rank lines, "
+        f"no NCCL nNodes), so it shows nothing about 2 nodes ({directory / trial.id}.txt)"
+    )
+
+
+def test_a_failed_trial_without_a_node_count_is_skipped_not_refused(recorded) -> None:
+    """A table cut short before its footer is not read (a failed trial), so its missing node
+    count judges nothing."""
+    plan, directory = recorded
+    trial = next(t for t in plan.trials if t.collective == "sendrecv" and t.stage == "global")
+    cut = write_table(trial, nodes=None).split("# Out of bounds")[0]
+    (directory / f"{trial.id}.txt").write_text(cut)
+    result = pick(plan, run_sweep(plan, RecordedRunner(directory)))
+    assert result.failed_trials == [trial.id]
 
 
 def test_pick_with_every_choice_failed_measured_nothing(recorded) -> None:

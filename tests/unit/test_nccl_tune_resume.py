@@ -31,7 +31,11 @@ ROWS = "".join(
     f"      0 {20.0 + k:8.1f}  100.00  300.00      0\n"
     for k in range(31)
 )
-TABLE = HEADER + ROWS + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100.5 \n"
+RANKS = "".join(  # 2 nodes of 8 GPUs: the node count pick checks against --nodes
+    f"#  Rank {r:2d} Group  0 Pid  1234 on node{r // 8} device  {r % 8} [0x53] NVIDIA H100\n"
+    for r in range(16)
+)
+TABLE = RANKS + HEADER + ROWS + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100.5 \n"
 FAKE = """
 import sys, pathlib
 out, collective, log = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]

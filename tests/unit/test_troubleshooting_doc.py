@@ -299,7 +299,7 @@ UNREACHABLE = (
 
 
 def _tune_nodes() -> str:
-    from tests.unit.test_nccl_tune import _ranks, write_table
+    from tests.unit.test_nccl_tune import write_table
 
     from gpufabric.nccl.tune.run import RecordedRunner, pick, run_sweep
     from gpufabric.nccl.tune.sweep import plan_sweep
@@ -307,7 +307,7 @@ def _tune_nodes() -> str:
     plan = plan_sweep(lookup("p5.48xlarge"), 16)
     Path("trials").mkdir()
     for trial in plan.trials:
-        (Path("trials") / f"{trial.id}.txt").write_text(_ranks(4) + write_table(trial))
+        (Path("trials") / f"{trial.id}.txt").write_text(write_table(trial, nodes=4))
     with pytest.raises(UserError) as err:  # the line the CLI prints: the flag, not the argument
         pick(plan, run_sweep(plan, RecordedRunner(Path("trials"))))
     return error_line(err.value)
@@ -342,6 +342,20 @@ def _tune_nothing() -> str:
     for trial in plan.trials:
         text = write_table(trial) if trial.stage == "default" else "NCCL WARN failed\n"
         (Path("trials") / f"{trial.id}.txt").write_text(text)
+    return _cli_line(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
+
+
+def _tune_no_node_count() -> str:
+    from tests.unit.test_nccl_tune import write_table
+
+    from gpufabric.nccl.tune.run import RecordedRunner, pick, run_sweep
+    from gpufabric.nccl.tune.sweep import plan_sweep
+
+    plan = plan_sweep(lookup("p5.48xlarge"), 2)
+    Path("trials").mkdir()
+    for trial in plan.trials:
+        nodes = None if trial.id == "sendrecv.global0" else 2
+        (Path("trials") / f"{trial.id}.txt").write_text(write_table(trial, nodes=nodes))
     return _cli_line(lambda: pick(plan, run_sweep(plan, RecordedRunner(Path("trials")))))
 
 
@@ -537,6 +551,7 @@ FILE_CASES = {
         __import__("gpufabric.nccl.report.summary", fromlist=["NOT_MEASURED"]).NOT_MEASURED
     ),
     "tune nothing measured": _tune_nothing,
+    "tune no node count": _tune_no_node_count,
     "health other hosts": _health_other_hosts,
     "usage bad value": lambda: _usage("storage", "gate", "results", "--size-gib", "1.5"),
     "usage unknown option": lambda: _usage("plan", "-s", "x", "--bogus"),

@@ -220,14 +220,18 @@ def _label(env: tuple[tuple[str, str], ...]) -> str:
     return ",".join(f"{k}={v}" for k, v in env)
 
 
-def _result(captures: dict[str, Capture], trial: Trial) -> TestsResult | None:
-    """The trial's table, or None when the run failed (no rows, or cut short before its footer:
-    e.g. NCCL refusing a forced algorithm the hardware lacks, or a timeout)."""
-    capture = captures.get(trial.id)
+def _table(capture: Capture | None) -> TestsResult | None:
+    """The table pick reads from a trial's output, or None when the run failed (no rows, or cut
+    short before its footer: e.g. NCCL refusing a forced algorithm the hardware lacks, or a
+    timeout)."""
     if capture is None or not capture.results:
         return None
     result = capture.results[0]
     return result if result.rows and result.complete else None
+
+
+def _result(captures: dict[str, Capture], trial: Trial) -> TestsResult | None:
+    return _table(captures.get(trial.id))
 
 
 def _default(captures: dict[str, Capture], trial: Trial) -> TestsResult:
@@ -280,10 +284,17 @@ def _rules(picks: list[BucketPick], plan: Plan) -> list[TunerRule]:
 
 def _check_recorded_nodes(plan: Plan, captures: dict[str, Capture]) -> None:
     """Every trial must have run on the nodes being tuned for (`--nodes`): a table recorded on
-    4 nodes says nothing about 16."""
+    4 nodes says nothing about 16, and a table that does not say its node count (no rank lines,
+    no NCCL nNodes, no rank count in its figures) shows nothing about `--nodes` either."""
     for trial_id, capture in sorted(captures.items()):
         for result in capture.results:
             seen = resolve_nodes(None, result, capture.debug, plan.gpus_per_node)
+            if seen is None and result is _table(capture):
+                raise UserError(
+                    f"trial {trial_id}: its output does not say how many nodes it ran on "
+                    f"(no rank lines, no NCCL nNodes), so it shows nothing about {plan.nodes} "
+                    f"nodes ({capture.path})"
+                )
             if seen is not None and seen != plan.nodes:
                 raise ArgumentError(
                     "nodes",
