@@ -15,6 +15,7 @@ import pytest
 from gpufabric.config import load
 from gpufabric.config.load import known_keys, parse, scrub, secret_values
 from gpufabric.errors import ConfigError, MissingConfigError, UserError
+from gpufabric.inputs.errors import InputError
 from gpufabric.plan.project import read_stack
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,6 +54,14 @@ def test_an_unknown_key_names_its_near_miss_or_every_known_key() -> None:
     )
     assert str(refusal(stack("aws-h100", gpufabric__qqqqqq=3))) == (
         f"gpufabric:qqqqqq: 3 is not valid; unknown key; known keys: {KNOWN}"
+    )
+
+
+def test_a_key_with_a_second_colon_is_an_unknown_key_not_another_namespace() -> None:
+    # the namespace ends at the first colon: 'gpufabric:nodes:x' is gpufabric's key 'nodes:x'
+    assert str(refusal(stack("aws-h100", **{"gpufabric__nodes:x": 3}))) == (
+        f"gpufabric:nodes:x: 3 is not valid; did you mean 'gpufabric:nodes'? unknown key; "
+        f"known keys: {KNOWN}"
     )
 
 
@@ -257,6 +266,38 @@ def test_a_user_error_holding_a_secret_is_scrubbed_and_one_without_kept() -> Non
     raw = stack("aws-h100", gpufabric__instanceType="p5.48xlarg", gpufabric__clusterName=SECRET)
     err = refusal(raw, ("gpufabric:clusterName",))
     assert str(err).startswith("gpufabric:instanceType: 'p5.48xlarg' is not valid; did you mean")
+
+
+def _rule_raising(monkeypatch: pytest.MonkeyPatch, error: UserError) -> None:
+    """The stack's cloud rules raise `error` (a cloud's own rules may raise any UserError)."""
+
+    def check(cfg: Any, itype: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(load.registry.module("aws", "rules"), "check", check)
+
+
+def test_a_plain_user_error_from_a_rule_holding_a_secret_is_scrubbed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _rule_raising(monkeypatch, InputError("ssh config", f"host {SECRET} cannot be reached"))
+    raw = stack("aws-h100", gpufabric__clusterName=SECRET)
+    err = refusal(raw, ("gpufabric:clusterName",))
+    assert type(err) is UserError
+    assert str(err) == "ssh config: host [secret] cannot be reached"
+    assert err.__cause__ is None and err.__suppress_context__
+
+
+def test_a_plain_user_error_holding_no_secret_is_raised_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # its own type (and exit code) kept, whether secrets are set or not
+    raised = InputError("ssh config", "no host")
+    _rule_raising(monkeypatch, raised)
+    raw = stack("aws-h100", gpufabric__clusterName=SECRET)
+    assert refusal(raw, ("gpufabric:clusterName",)) is raised
+    assert refusal(raw) is raised
+    assert refusal(raw, ("gpufabric:absent",)) is raised
 
 
 def test_a_missing_key_is_raised_as_missing_whatever_the_secrets() -> None:
