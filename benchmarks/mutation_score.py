@@ -104,7 +104,15 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "cloud": (
         ["src/gpufabric/clouds/aws/nodes.py", "src/gpufabric/clouds/aws/storage.py"],
-        ["tests/pulumi/test_aws_plan.py", "tests/pulumi/test_golden_plans.py"],
+        [
+            "tests/pulumi/test_aws_plan.py",
+            "tests/pulumi/test_golden_plans.py",
+            "tests/pulumi/test_aws_plan_choices.py",
+            "tests/pulumi/test_root_squash.py",
+            "tests/pulumi/test_boot_plan.py",
+            "tests/pulumi/test_user_data_secret.py",
+            "tests/unit/test_cluster_wiring.py",
+        ],
     ),
     "topology": (
         [
