@@ -300,3 +300,72 @@ def test_what_nccl_ignores_and_why_word_for_word(
     args: tuple[Any, ...], kw: dict[str, bool], why: str | None
 ) -> None:
     assert ignored(*args, **kw) == why
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("all_reduce,0,10,ring,simple,8,-1,-1",
+         ["error: line 1: collective 'all_reduce' unknown: the plugin silently reads it as allreduce"]),
+        ("allreduce,0,10,rings,simple,8,-1,-1",
+         ["error: line 1: algorithm 'rings' unknown: the plugin silently reads it as ring"]),
+        ("allreduce,0,10,ring,LL,8,-1,-1",
+         ["error: line 1: protocol 'LL' unknown: the plugin silently reads it as simple"]),
+        ("allreduce,0,10,ring,simple,,8,-1,-1",
+         ["error: line 1: empty field: strtok skips it and every later column shifts left"]),
+        ("allreduce,0,10,ring,simple,8,-1",
+         ["error: line 1: 7 fields; the plugin needs 8 to 10 and ignores this line"]),
+        ("allreduce,10,0,ring,simple,8,-1,-1",
+         ["error: line 1: min_bytes 10 > max_bytes 0: never matches"]),
+        ("allreduce,-1,10,ring,simple,8,-1,-1",
+         ["error: line 1: min_bytes '-1': strtoull reads it as 18446744073709551615",
+          "error: line 1: min_bytes 18446744073709551615 > max_bytes 10: never matches"]),
+        ("allreduce,0,-1,ring,simple,8,-1,-1",
+         ["error: line 1: max_bytes '-1': strtoull reads it as 18446744073709551615"]),
+        ("allreduce,0,10,ring,simple,8,0,-1",
+         ["error: line 1: nNodes 0: use -1 (any) or a positive count"]),
+        ("allreduce,0,10,ring,simple,8,-1,0",
+         ["error: line 1: nRanks 0: use -1 (any) or a positive count"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,0,-1",
+         ["error: line 1: numPipeOps 0: use -1 (any) or a positive count"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,-1,2",
+         ["error: line 1: regBuff 2: use -1 (any), 0 or 1"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,-1,-2",
+         ["error: line 1: regBuff -2: use -1 (any), 0 or 1"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,1,0", []),
+        ("allreduce,0,10,ring,simple,x,-1,-1",
+         ["error: line 1: channels 'x' is not an integer (atoi reads 0)"]),
+        ("allreduce,0,10,ring,simple,+8,-1,-1",
+         ["warning: line 1: channels '+8': atoi reads it as 8"]),
+        ("allreduce,0,10,ring,simple,-2,-1,-1",
+         ["error: line 1: channels -2: use 0 (NCCL's default), -1 or 1..64"]),
+        ("allreduce,0,10,ring,simple,-1,-1,-1",
+         ["warning: line 1: channels -1: the example tuner then leaves nChannels at 1 (channel "
+          "caveat); write 0 for NCCL's own default or an explicit count"]),
+        ("allreduce,0,10,ring,simple,64,-1,-1", []),
+        ("allreduce,0,10,ring,simple,65,-1,-1",
+         ["warning: line 1: channels 65 above MAXCHANNELS 64: NCCL runs at most 64"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,1,0,5",
+         ["warning: line 1: more than 10 fields: the plugin reads the first 10 and ignores the "
+          "rest"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,1,0,", []),
+        ("allreduce,0x10,65535,tree,ll,4,2,16",
+         ["warning: line 1: min_bytes '0x10': strtoull reads it as 0"]),
+        ("allreduce,0,18446744073709551616,ring,simple,16,-1,-1",
+         ["warning: line 1: max_bytes 18446744073709551616 exceeds size_t: strtoull reads "
+          "18446744073709551615"]),
+        ("allreduce,0,18446744073709551615,ring,simple,16,-1,-1", []),
+        ("allreduce,0,65535,tree,ll,4,2,16" + " " * 224,
+         ["warning: line 1: 256 characters: blanks after 255 cut"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1" + " " * 250 + "x",
+         ["error: line 1: 285 characters: fgets(256) cuts the line after 255 and reads "
+          "'                    '... as another line"]),
+        (" # comment",
+         ["warning: line 1: comment not in column 1: read as a 1-field line, ignored"]),
+        ("  \t", ["warning: line 1: whitespace-only line: counted, then ignored"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1\r",
+         ["warning: line 1: CRLF line ending: the '\\r' stays in the last field"]),
+    ],
+)  # fmt: skip
+def test_what_tuner_check_says_about_one_line_word_for_word(line: str, said: list[str]) -> None:
+    assert messages(line + "\n", caveat=False) == said
