@@ -304,3 +304,35 @@ def test_send_without_a_client_makes_the_sdks_own(cfg: Any, monkeypatch: pytest.
     assert faulty.send(host) == "host-op"
     assert faulty.send(sub_block) == "sub-block-op"
     assert made == ["instances", "sub-blocks"]
+
+
+def test_the_sdk_is_imported_without_googles_future_warning(monkeypatch: pytest.MonkeyPatch):
+    """google-api-core warns (FutureWarning) about Python versions Google stops supporting when
+    compute_v1 is imported: `sdk()` hides that one warning, and only that one."""
+    import types
+    import warnings
+
+    raised = [
+        (FutureWarning, "google.api_core._python_version_support"),
+        (FutureWarning, "somelib"),
+        (DeprecationWarning, "google.auth"),
+    ]
+
+    class Cloud(types.ModuleType):
+        def __getattr__(self, name: str) -> Any:
+            if name != "compute_v1":
+                raise AttributeError(name)
+            for category, module in raised:
+                warnings.warn_explicit("support ends", category, "x.py", 1, module=module)
+            return "the compute_v1 module"
+
+    monkeypatch.setitem(sys.modules, "google.cloud", Cloud("google.cloud"))
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        assert faulty.sdk() == "the compute_v1 module"
+        warnings.warn_explicit("after", FutureWarning, "x.py", 2, module="google.api_core")
+    assert [(w.category, str(w.message)) for w in shown] == [
+        (FutureWarning, "support ends"),  # somelib's
+        (DeprecationWarning, "support ends"),
+        (FutureWarning, "after"),  # outside sdk(): shown
+    ]

@@ -39,7 +39,9 @@ def refusal(*docs: Any) -> str:
     return str(err.value)
 
 
-@pytest.mark.parametrize("doc", [{"name": "x"}, "blocks", [block("b1"), "b2"], {"items": {}}])
+@pytest.mark.parametrize(
+    "doc", [{"name": "x"}, "blocks", "the items", [block("b1"), "b2"], {"items": {}}, {"Items": []}]
+)
 def test_not_a_listing_is_one_line(doc: Any):
     assert refusal(doc) == (
         "f0.json: not the output of gcloud compute reservations blocks list or sub-blocks list "
@@ -71,6 +73,18 @@ def test_nothing_in_the_stacks_zone_is_one_line():
     other = block("b1", link=f"{BASE.replace(ZONE, 'us-central1-a')}/reservationBlocks/b1")
     assert refusal([other]) == f"saved: no reservation blocks or sub-blocks in zone {ZONE}"
     assert refusal([]) == f"saved: no reservation blocks or sub-blocks in zone {ZONE}"
+
+
+def test_another_zones_blocks_are_skipped_and_the_rest_read():
+    elsewhere = f"{BASE.replace(ZONE, 'us-central1-a')}/reservationBlocks"
+    cap = read(
+        [block("b1", link=f"{elsewhere}/b1"), block("b2")],
+        [block("s1", link=f"{elsewhere}/b3/reservationSubBlocks/s1"), sub("b3", "s2")],
+    )
+    assert [u.id.removeprefix(PATH + "/") for u in cap.units] == [
+        "b2",
+        "b3/reservationSubBlocks/s2",
+    ]
 
 
 @pytest.mark.parametrize("count", ["many", "-1", "1.5", "²", "", True, -1, 1.0, [1], {"n": 1}])
