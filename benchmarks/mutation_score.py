@@ -100,6 +100,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_settings_edges.py",
             "tests/unit/test_config_mount_points.py",
             "tests/unit/test_config_goal_tiers.py",
+            "tests/unit/test_config_aws_rules.py",
         ],
     ),
     "cloud": (
