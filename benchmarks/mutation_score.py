@@ -296,6 +296,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_bundle_auth.py",
             "tests/unit/test_bundle_fanout.py",
             "tests/unit/test_bundle_userdata.py",
+            "tests/unit/test_bundle_boot.py",
+            "tests/unit/test_bundle_boot_steps.py",
         ],
     ),
     # host keys and the IPsec CA's stores in each cloud's secret service

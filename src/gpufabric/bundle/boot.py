@@ -53,6 +53,12 @@ from typing import Any
 MAX_BUNDLE = 1 << 30  # bytes
 FETCH_TRIES = 4
 RECAP = re.compile(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$")
+# where the settings name none (the user data names the result and the log)
+RESULT_PATH = Path("/var/lib/gpufabric/boot-result.json")
+LOG_PATH = Path("/var/log/gpufabric-boot.log")
+WORKDIR = Path("/var/lib/gpufabric/bundle")
+VENVS = Path("/opt/gpufabric")  # the Ansible runtimes made from a bundle's requirements
+NODE_PYTHON = Path("/usr/bin/python3")  # the node's own Python, for the Ansible modules
 
 
 class BootError(Exception):
@@ -90,7 +96,9 @@ def sigv4_headers(
     canonical = "\n".join(
         [
             method,
-            urllib.parse.quote(parts.path or "/", safe="/-_.~"),
+            # S3 signs the object key URI-encoded once: a key the URL already escapes
+            # (%20) is decoded first, not escaped twice
+            urllib.parse.quote(urllib.parse.unquote(parts.path) or "/", safe="/-_.~"),
             query,
             "".join(f"{n}:{signed[n]}\n" for n in names),
             ";".join(names),
@@ -144,7 +152,7 @@ def fetch(url: str, tries: int = FETCH_TRIES, auth: dict[str, Any] | None = None
             headers = auth_headers(auth, url)  # fresh credentials each try
         except BootError as exc:
             last = str(exc)
-            time.sleep(min(2**attempt, 10))
+            _pause(attempt, tries)
             continue
         try:
             request = urllib.request.Request(url, headers=headers)
@@ -155,8 +163,14 @@ def fetch(url: str, tries: int = FETCH_TRIES, auth: dict[str, Any] | None = None
             return data
         except OSError as exc:
             last = str(getattr(exc, "reason", None) or exc)
-            time.sleep(min(2**attempt, 10))
+            _pause(attempt, tries)
     raise BootError(f"bundle {url}: not fetched after {tries} tries ({last})")
+
+
+def _pause(attempt: int, tries: int) -> None:
+    """Wait before the next try (1, 2, 4, 8, then 10 seconds); none after the last one."""
+    if attempt + 1 < tries:
+        time.sleep(min(2**attempt, 10))
 
 
 def verify(data: bytes, expected: str) -> None:
@@ -199,10 +213,14 @@ def runtime(bundle: Path, spec: str, log: Any) -> Path:
         if not python.is_file():
             raise BootError(f"runtime {spec}: no such interpreter")
         return python
+    if spec not in ("wheels", "index"):
+        raise BootError(f"runtime {spec!r}: choose wheels, index or python:PATH")
     reqs = (bundle / "node-requirements.txt").read_bytes()
     wheels = bundle / "wheels"
-    key = hashlib.sha256(reqs + (b"wheels" if spec == "wheels" else b"index")).hexdigest()[:12]
-    venv = Path("/opt/gpufabric") / f"venv-{key}"
+    if spec == "wheels" and not wheels.is_dir():
+        raise BootError("runtime wheels: the bundle has no wheels/ folder")
+    key = hashlib.sha256(reqs + spec.encode()).hexdigest()[:12]
+    venv = VENVS / f"venv-{key}"
     python = venv / "bin" / "python"
     if (venv / ".complete").is_file():
         return python
@@ -210,11 +228,7 @@ def runtime(bundle: Path, spec: str, log: Any) -> Path:
     _run([sys.executable, "-m", "venv", str(venv)], log, "making the Ansible venv")
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     if spec == "wheels":
-        if not wheels.is_dir():
-            raise BootError("runtime wheels: the bundle has no wheels/ folder")
         pip += ["--no-index", "--find-links", str(wheels)]
-    elif spec != "index":
-        raise BootError(f"runtime {spec!r}: choose wheels, index or python:PATH")
     _run([*pip, "-r", str(bundle / "node-requirements.txt")], log, "installing ansible-core")
     (venv / ".complete").write_text("")
     return python
@@ -267,7 +281,7 @@ def first_failure(output: str) -> str:
 
 
 def play(bundle: Path, cfg: dict[str, Any], host: str, python: Path, log: Any) -> dict[str, Any]:
-    module_python = "/usr/bin/python3" if Path("/usr/bin/python3").is_file() else str(python)
+    module_python = str(NODE_PYTHON if NODE_PYTHON.is_file() else python)
     inv = bundle.parent / f"{bundle.name}.inventory.yml"
     inv.write_text(json.dumps(inventory(bundle, cfg["group"], host, module_python)))
     env = dict(
@@ -305,13 +319,16 @@ def play(bundle: Path, cfg: dict[str, Any], host: str, python: Path, log: Any) -
 def write_result(path: Path, doc: dict[str, Any], mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    tmp.chmod(mode)
+    tmp.unlink(missing_ok=True)
+    # made with its mode: the settings hold a signed URL, never readable by others meanwhile
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "w") as out:
+        out.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    tmp.chmod(mode)  # exactly `mode`, whatever the umask
     tmp.replace(path)
 
 
 USAGE = "usage: gpufabric-boot /etc/gpufabric/boot.json [--bundle URL --sha256 HEX]"
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def main(argv: list[str]) -> int:
@@ -324,15 +341,15 @@ def main(argv: list[str]) -> int:
     cfg_path = Path(argv[1])
     cfg = json.loads(cfg_path.read_text())
     if len(argv) == 6:
-        if not _HEX64.match(argv[5]):
+        if not _HEX64.fullmatch(argv[5]):
             print(
                 f"gpufabric-boot: --sha256 {argv[5]!r}: 64 lower-case hex digits", file=sys.stderr
             )
             return 2
         cfg.update(url=argv[3], sha256=argv[5])
-    result_path = Path(cfg.get("result", "/var/lib/gpufabric/boot-result.json"))
-    log_path = Path(cfg.get("log", "/var/log/gpufabric-boot.log"))
-    workdir = Path(cfg.get("workdir", "/var/lib/gpufabric/bundle"))
+    result_path = Path(cfg.get("result", RESULT_PATH))
+    log_path = Path(cfg.get("log", LOG_PATH))
+    workdir = Path(cfg.get("workdir", WORKDIR))
     host = cfg.get("host") or socket.gethostname().split(".", 1)[0]
     started = time.time()
     doc: dict[str, Any] = {
