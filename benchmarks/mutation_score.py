@@ -196,6 +196,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_tune.py",
             "tests/unit/test_nccl_tune_resume.py",
             "tests/unit/test_nccl_tune_sweep.py",
+            "tests/unit/test_nccl_tune_pick.py",
             "tests/unit/test_nccl_tuner_conf.py",
             "tests/unit/test_nccl_report.py",
         ],
