@@ -5,6 +5,7 @@ file system's failure on every measured node, warnings kept on the passing rows)
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -221,3 +222,82 @@ def test_certify_judges_the_inventorys_rated_share(tmp_path: Path) -> None:
         storage_bench=lambda hosts, path: bench_dir(tmp_path),
     )
     assert report["hosts"]["a"]["reason"].startswith("storage-goal: rated 2 nodes: write 0.298")
+
+
+def test_a_node_whose_path_lies_on_no_mount_is_held_as_on_the_root_file_system() -> None:
+    """The collector names no mount ("") when none holds the path, "/" for the root's own."""
+    for mount in ("", "/"):
+        rows = stage6.storage_stage(
+            ["a", "b"], data(b={**MOUNTED, "mount": mount}), goal(), "/srv", None
+        )
+        assert (rows[0]["host"], rows[0]["status"], rows[0]["reason"]) == (
+            "b",
+            "failed",
+            "storage-mount: /srv lies on the root file system, not a shared mount",
+        )
+
+
+def edit_phase(host: str, phase: str, **change: int) -> Any:
+    """A bench-directory edit: the fio report of HOST's PHASE with its timestamp_ms moved or
+    its runtime (ms) set."""
+
+    def edit(out: Path) -> None:
+        path = out / host / f"{phase}.json"
+        doc = json.loads(path.read_text())
+        doc["timestamp_ms"] += change.get("later_ms", 0)
+        if "runtime" in change:
+            doc["jobs"][0][phase]["runtime"] = change["runtime"]
+        path.write_text(json.dumps(doc))
+
+    return edit
+
+
+def test_every_row_of_an_unreadable_run_is_its_nodes_stage_6_row(tmp_path: Path) -> None:
+    rows = judged(tmp_path, goal(), edit=lambda out: (out / "a" / "write.json").write_text("{"))
+    assert [(r["stage"], r["host"], r["name"]) for r in rows] == [
+        (6, "a", "6 storage: a"),
+        (6, "b", "6 storage: b"),
+    ]
+
+
+def test_a_node_held_alone_keeps_the_measurement_of_the_run(tmp_path: Path) -> None:
+    rows = judged(tmp_path, goal(), edit=lambda out: (out / "b" / "write.json").unlink())
+    b = next(r for r in rows if r["host"] == "b")
+    assert (b["stage"], b["status"]) == (6, "failed")
+    assert b["measurement"] == (
+        "write 0.150 GB/s, read 1.209 GB/s from 2 node(s) at once; "
+        "goal 0.018 GB/s (a 1 GiB checkpoint in 60 s)"
+    )
+
+
+def test_without_read_reports_the_measurement_names_no_read(tmp_path: Path) -> None:
+    def no_reads(out: Path) -> None:
+        for h in "ab":
+            (out / h / "read.json").unlink()
+
+    rows = judged(tmp_path, goal(), edit=no_reads)
+    assert {r["measurement"] for r in rows} == {
+        "write 0.298 GB/s from 2 node(s) at once; goal 0.018 GB/s (a 1 GiB checkpoint in 60 s)"
+    }
+    assert {r["status"] for r in rows} == {"failed"}  # each node's missing read report
+
+
+def test_a_phase_not_run_together_holds_every_node_as_a_failed_run(tmp_path: Path) -> None:
+    rows = judged(tmp_path, goal(), edit=edit_phase("b", "write", later_ms=120_000))
+    assert {r["status"] for r in rows} == {"failed"}
+    assert rows[0]["reason"] == rows[1]["reason"]
+    assert rows[0]["reason"].startswith("storage-run: complete 2 nodes: write started 120 s apart")
+
+
+def test_a_slow_node_warns_on_its_own_row_only(tmp_path: Path) -> None:
+    def slow_b(out: Path) -> None:
+        edit_phase("b", "write", runtime=4480)(out)
+        edit_phase("b", "read", runtime=1030)(out)
+
+    rows = judged(tmp_path, goal(), edit=slow_b)
+    assert [(r["host"], r["status"]) for r in rows] == [("a", "passed"), ("b", "passed")]
+    assert "warnings" not in rows[0]["measurement"]
+    assert rows[1]["measurement"] == rows[0]["measurement"] + (
+        "; warnings: balance: write 0.015 GB/s is under 50% of the median node's 0.083 GB/s"
+        "; balance: read 0.065 GB/s is under 50% of the median node's 0.432 GB/s"
+    )
