@@ -299,6 +299,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_bundle_userdata.py",
             "tests/unit/test_bundle_boot.py",
             "tests/unit/test_bundle_boot_steps.py",
+            "tests/unit/test_bundle_render.py",
         ],
     ),
     # host keys and the IPsec CA's stores in each cloud's secret service

@@ -211,13 +211,25 @@ def load(path: Path) -> Bundle:
             f"bundle {path}: not a gpufabric bundle (no readable manifest.json)"
         ) from None
     doc = parse_json(text, where=f"{path}:manifest.json")
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+    if not isinstance(doc, dict):
+        raise UserError(f"bundle {path}: manifest.json is not a JSON object")
+    if doc.get("format") != FORMAT:
         raise UserError(f"bundle {path}: manifest format {doc.get('format')!r}, expected {FORMAT}")
+    stack = doc.get("stack")
+    if not isinstance(stack, str):
+        raise UserError(f"bundle {path}: manifest stack {stack!r}, expected a name")
     spec = BundleSpec(
-        str(doc["stack"]),
-        {str(g): {} for g in doc.get("groups", [])},
-        tuple(str(p) for p in doc.get("playbooks", [])),
-        tuple(str(t) for t in doc.get("skip_tags", [])),
+        stack,
+        {g: {} for g in _manifest_names(doc, "groups", path)},
+        _manifest_names(doc, "playbooks", path),
+        _manifest_names(doc, "skip_tags", path),
     )
     digest = hashlib.sha256(data).hexdigest()
     return Bundle(path, digest, f"{doc.get('gpufabric')}+{digest[:12]}", spec)
+
+
+def _manifest_names(doc: dict[str, Any], key: str, path: Path) -> tuple[str, ...]:
+    names = doc.get(key, [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise UserError(f"bundle {path}: manifest {key} {names!r}, expected a list of names")
+    return tuple(names)
