@@ -304,3 +304,28 @@ def test_tune_result_files_without_global_settings() -> None:
     assert result.tuner_conf().splitlines()[-1] == (
         "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks"
     )
+
+
+def test_a_recording_in_nccl_tests_json_is_read_as_the_trial_s_collective(tmp_path: Path) -> None:
+    """`<trial>.json` (nccl-tests -J) when there is no `<trial>.txt`; the table is the trial's
+    collective whatever binary its args name."""
+    doc = {
+        "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "8"],
+        "config": {"devices": [{"rank": 0, "group": 0, "pid": 1, "hostname": "h", "device": 0}]},
+        "results": [
+            {
+                "size": 8,
+                "count": 2,
+                "type": "float",
+                "redop": "sum",
+                "root": "-1",
+                "out_of_place": {"time": 9.5, "alg_bw": 0.0, "bus_bw": 0.0, "nwrong": 0.0},
+                "in_place": {"time": 9.5, "alg_bw": 0.0, "bus_bw": 0.0, "nwrong": 0.0},
+            }
+        ],
+        "average_bus_bandwidth": {"bandwidth": 0.0, "okay": "unchecked"},
+    }
+    (tmp_path / "all_gather.default.json").write_text(json.dumps(doc))
+    trial = Trial("all_gather.default", "all_gather", 8, 8)
+    (result,) = RecordedRunner(tmp_path).run(trial).results
+    assert result.collective == "all_gather" and result.rows[0].out_of_place.time_us == 9.5  # type: ignore[union-attr]
