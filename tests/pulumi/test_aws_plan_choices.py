@@ -25,12 +25,14 @@ def _fsx(**extra: object) -> str:
     ("arn", "name"),
     [
         ("arn:aws:ec2:us-east-1:123456789012:placement-group/p5-reserved", "p5-reserved"),
+        # a name is up to 255 ASCII characters, "/" among them
+        ("arn:aws:ec2:us-east-1:123456789012:placement-group/ml/p5-pool", "ml/p5-pool"),
         ("arn:aws:ec2:us-east-1:123456789012:placement-group/", None),
         ("", None),
         (None, None),
     ],
 )
-def test_placement_group_name_is_the_last_part_of_its_arn(
+def test_placement_group_name_is_what_follows_placement_group_in_its_arn(
     arn: str | None, name: str | None
 ) -> None:
     assert placement_group_name(arn) == name

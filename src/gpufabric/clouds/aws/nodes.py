@@ -44,14 +44,14 @@ class AwsPlacement:
 
     group_name: pulumi.Output[str | None]
     source: str  # "new" | "reservation" | "none"
-    created: aws.ec2.PlacementGroup | None = None
 
 
 def placement_group_name(arn: str | None) -> str | None:
-    """arn:aws:ec2:<region>:<account>:placement-group/<name> -> <name>."""
+    """arn:aws:ec2:<region>:<account>:placement-group/<name> -> <name>: all after the first "/"
+    (a name is up to 255 ASCII characters, "/" among them)."""
     if not arn:
         return None
-    return arn.rsplit("/", 1)[-1] or None
+    return arn.partition("/")[2] or None
 
 
 def build_placement(
@@ -68,7 +68,7 @@ def build_placement(
             tags=tags,
             opts=pulumi.ResourceOptions(parent=parent),
         )
-        return AwsPlacement(group.name.apply(lambda n: n), "new", group)
+        return AwsPlacement(group.name.apply(lambda n: n), "new")
     if reservation_group_arn is not None:
         return AwsPlacement(reservation_group_arn.apply(placement_group_name), "reservation")
     return AwsPlacement(pulumi.Output.from_input(None), "none")
@@ -76,9 +76,7 @@ def build_placement(
 
 @dataclass
 class AwsNodes:
-    placement: AwsPlacement
-    launch_template: aws.ec2.LaunchTemplate
-    group: pulumi.Output[NodeGroup]
+    group: pulumi.Output[NodeGroup]  # as the stack's outputs describe it
 
 
 def build_nodes(
@@ -146,7 +144,7 @@ def build_nodes(
     )
     if cfg.node_group == "group":
         return _autoscaling_group(cfg, net, placement, template, node_tags, opts)
-    return _instances(cfg, placement, template, opts, reservation_groups or {})
+    return _instances(cfg, template, opts, reservation_groups or {})
 
 
 def _instance_profile(
@@ -252,12 +250,11 @@ def _autoscaling_group(
     described = group.name.apply(
         lambda group_name: NodeGroup(kind="autoscaling-group", name=group_name, count=cfg.nodes)
     )
-    return AwsNodes(placement, template, described)
+    return AwsNodes(described)
 
 
 def _instances(
     cfg: AwsStackConfig,
-    placement: AwsPlacement,
     template: aws.ec2.LaunchTemplate,
     opts: pulumi.ResourceOptions,
     reservation_groups: dict[str, pulumi.Output[str | None]],
@@ -293,4 +290,4 @@ def _instances(
             kind="instances", name=f"{cfg.name}-node", count=cfg.nodes, members=list(ids)
         )
     )
-    return AwsNodes(placement, template, described)
+    return AwsNodes(described)
