@@ -90,7 +90,7 @@ def _settings(tmp: Path, data: bytes, **kw: Any) -> dict[str, Any]:
         "runtime": f"python:{interpreter}",
         "result": str(tmp / "result.json"),
         "log": str(tmp / "logs" / "boot.log"),
-        "workdir": str(tmp / "work"),
+        "workdir": str(tmp / "work" / "bundles"),
         "host": "n1",
     }
     cfg.update(kw)
@@ -111,17 +111,20 @@ def test_first_boot_runs_each_playbook_and_writes_the_result(
     data = _bundle_bytes()
     cfg = _settings(tmp_path, data)
     runner.result_path = tmp_path / "result.json"
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "boot.log").write_text("an earlier boot\n")
     code, result = _main(tmp_path, cfg)
     assert code == 0
     sha = cfg["sha256"]
     assert [c[0][-1] for c in runner.calls] == [
-        str(tmp_path / "work" / sha / "playbooks" / "a.yml"),
-        str(tmp_path / "work" / sha / "playbooks" / "b.yml"),
+        str(tmp_path / "work" / "bundles" / sha / "playbooks" / "a.yml"),
+        str(tmp_path / "work" / "bundles" / sha / "playbooks" / "b.yml"),
     ]
     # while the plays ran, the result said so
     assert {r["status"] for r in runner.seen_result} == {"running"}
     assert "finished" not in runner.seen_result[0] and "recap" not in runner.seen_result[0]
     started, finished = result.pop("started"), result.pop("finished")
+    assert (round(started, 3), round(finished, 3)) == (started, finished)  # milliseconds
     assert started <= finished and result.pop("seconds") == round(finished - started, 1)
     assert result == {
         "status": "configured",
@@ -134,9 +137,10 @@ def test_first_boot_runs_each_playbook_and_writes_the_result(
         "log": cfg["log"],
         "recap": {"ok": 2 + 4, "changed": 1 + 2, "unreachable": 0, "failed": 0},
     }
-    assert (tmp_path / "work" / f"{sha}.tar.gz").read_bytes() == data
-    assert (tmp_path / "work" / sha / "groups" / "gpu_nodes.json").is_file()
+    assert (tmp_path / "work" / "bundles" / f"{sha}.tar.gz").read_bytes() == data
+    assert (tmp_path / "work" / "bundles" / sha / "groups" / "gpu_nodes.json").is_file()
     log = Path(cfg["log"]).read_text()
+    assert log.startswith("an earlier boot\n$ ")  # appended to
     assert log.endswith("gpufabric-boot: configured \n")
     assert log.count("PLAY RECAP") == 2
     assert json.loads((tmp_path / "boot.json").read_text()) == cfg  # first boot: unchanged
@@ -222,6 +226,7 @@ def test_day_two_runs_the_given_bundle_and_records_it_when_configured(
     tmp_path: Path, runner: Runner
 ) -> None:
     old = _settings(tmp_path, _bundle_bytes())
+    assert _main(tmp_path, old)[0] == 0  # first boot, then day 2 beside it
     new_data = _bundle_bytes({"vars": {"gpufabric_leaf": "l2"}, "groups": []})
     new = tmp_path / "new.tar.gz"
     new.write_bytes(new_data)

@@ -131,6 +131,17 @@ def test_a_play_fails_on_its_exit_status_failed_or_unreachable_hosts(
     assert log.getvalue().endswith(answer[1] + answer[2])
 
 
+def test_a_play_that_matched_no_host_of_this_node_is_no_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A play for the controller only: ansible-playbook exits 0, this host has no recap."""
+    plays = Plays((0, "skipping: no hosts matched\n", ""), OK)
+    monkeypatch.setattr(boot.subprocess, "run", plays)
+    totals = boot.play(_bundle(tmp_path), CFG, "n1", tmp_path / "python", io.StringIO())
+    assert totals == {"ok": 3, "changed": 1, "unreachable": 0, "failed": 0, "skipped": 2}
+    assert len(plays.calls) == 2
+
+
 def test_a_recap_of_other_hosts_is_not_this_hosts(tmp_path: Path) -> None:
     out = f"{RECAP_LINE.replace('n1 ', 'n2 ').replace('failed=0', 'failed=5')}\n"
     assert boot.recap(out) == {
@@ -204,11 +215,11 @@ def test_write_result_makes_the_file_with_its_mode_from_the_start(
 def test_write_result_sets_the_exact_mode_whatever_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o077)
     try:
-        boot.write_result(tmp_path / "new" / "r.json", {}, mode=0o644)
+        boot.write_result(tmp_path / "new" / "dir" / "r.json", {}, mode=0o644)
     finally:
         os.umask(old)
-    assert (tmp_path / "new" / "r.json").stat().st_mode & 0o777 == 0o644
-    assert [p.name for p in (tmp_path / "new").iterdir()] == ["r.json"]
+    assert (tmp_path / "new" / "dir" / "r.json").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in (tmp_path / "new" / "dir").iterdir()] == ["r.json"]
 
 
 # ---------------------------------------------------------------- fetch, verify, unpack
@@ -311,19 +322,20 @@ def test_unpack_writes_files_readable_by_all_and_replaces_the_old_copy(tmp_path:
     assert not (tmp_path / "bundle.part").exists()
 
 
-def test_unpack_takes_directory_entries(tmp_path: Path) -> None:
+def test_unpack_takes_directory_entries_in_any_order(tmp_path: Path) -> None:
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w:gz") as tar:
-        for name in ("d", "d/e"):
-            info = tarfile.TarInfo(name)
-            info.type = tarfile.DIRTYPE
-            tar.addfile(info)
         info = tarfile.TarInfo("d/e/f")
         info.size = 1
         tar.addfile(info, io.BytesIO(b"F"))
+        for name in ("d", "d/e", "x/y/z"):  # after their files; a folder inside a new one
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.DIRTYPE
+            tar.addfile(info)
     (tmp_path / "b.tar.gz").write_bytes(raw.getvalue())
-    boot.unpack(tmp_path / "b.tar.gz", tmp_path / "out")
-    assert (tmp_path / "out" / "d" / "e" / "f").read_bytes() == b"F"
+    boot.unpack(tmp_path / "b.tar.gz", tmp_path / "new" / "out")
+    assert (tmp_path / "new" / "out" / "d" / "e" / "f").read_bytes() == b"F"
+    assert (tmp_path / "new" / "out" / "x" / "y" / "z").is_dir()
 
 
 @pytest.mark.parametrize(
