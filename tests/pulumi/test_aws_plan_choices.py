@@ -1,16 +1,20 @@
 """The AWS nodes and FSx for Lustre under recording mocks, for the choices the example stacks do
-not make: the file system's own key and zone, an export-only or scratch file system, and where
-each resource sits in the component's tree."""
+not make: the file system's own key and zone, an export-only or scratch file system, where each
+resource sits in the component's tree, and a file system answer the mount command refuses."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
-from tests.pulumi.plans import plan_for
+from tests.pulumi.plans import REPO, plan_for
 from tests.unit.test_cluster_wiring import check_tree, planned
 
 from gpufabric.clouds.aws.nodes import placement_group_name
+from gpufabric.errors import UserError
+from gpufabric.plan import run_plan
+from gpufabric.plan.mocks import RecordingMocks
 
 FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
 DRA = "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation"
@@ -79,3 +83,23 @@ def test_file_system_and_its_s3_association_sit_under_the_cluster_component() ->
     plan, tree = planned("aws-h100", _fsx(s3=repo))
     check_tree(plan, tree, "aws")
     assert {t for t, *_ in tree.nodes.values()} >= {FSX, DRA}
+
+
+class ControlCharacterMountNameMocks(RecordingMocks):
+    """A cloud whose file system answers with a mount name holding a newline."""
+
+    def _computed(self, typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        out = super()._computed(typ, name, inputs)
+        if typ == FSX:
+            out["mountName"] = "abc\ndef"
+        return out
+
+
+def test_mount_name_with_a_control_character_is_refused_naming_the_mount_command() -> None:
+    with pytest.raises(UserError) as caught:
+        run_plan(REPO, "aws-h100", [], make_mocks=ControlCharacterMountNameMocks)
+    assert str(caught.value) == (
+        "storage.mountCommand: word 6 "
+        "'<aws-h100-fsx.id>.fsx.us-east-1.amazonaws.com@tcp:/abc\\ndef' "
+        "holds the control character '\\n'"
+    )
