@@ -103,3 +103,21 @@ def test_mount_name_with_a_control_character_is_refused_naming_the_mount_command
         "'<aws-h100-fsx.id>.fsx.us-east-1.amazonaws.com@tcp:/abc\\ndef' "
         "holds the control character '\\n'"
     )
+
+
+CR_GROUP = "arn:aws:resource-groups:us-east-1:123456789012:group/p5-blocks"
+
+
+@pytest.mark.parametrize(
+    ("capacity", "source"),
+    [
+        ({"type": "reservation", "reservationId": "cr-0123456789abcdef0"}, "reservation"),
+        ({"type": "capacity-block", "resourceGroupArn": CR_GROUP}, "none"),
+    ],
+)
+def test_placement_output_says_where_the_group_comes_from(
+    capacity: dict[str, str], source: str
+) -> None:
+    plan = plan_for("aws-h100", "gpufabric:capacity=" + json.dumps(capacity))
+    # the plan drops the null name and strategy
+    assert plan.outputs["network"]["placementGroup"] == {"source": source}
