@@ -58,6 +58,10 @@ def test_a_key_the_file_lacks_is_added_with_the_namespace():
         "gpufabric:capacity": {"type": "reservation", "reservationId": "cr-0b0000000000000bb"},
     }
     assert apply({}, {"gpufabric:gcp.a.b": 1}) == {"gpufabric:gcp": {"a": {"b": 1}}}
+    deep = {"gpufabric:gcp": {"a": {"x": 0}}}
+    assert apply(deep, {"gpufabric:gcp.a.b.c": 1}) == {
+        "gpufabric:gcp": {"a": {"x": 0, "b": {"c": 1}}}
+    }
 
 
 def test_none_removes_a_key_and_a_missing_one_is_no_error():
@@ -95,13 +99,37 @@ def test_a_section_that_is_not_a_mapping_is_one_line(config: dict, key: str):
     assert str(err.value) == f"{key}: {top} in the stack file is not a mapping"
 
 
-def test_a_broken_file_is_refused_and_left_as_it_was(tmp_path: Path):
-    text = "config:\n  gpufabric:nodes: 16\n  gpufabric:nodes: 8\n"
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "config:\n  gpufabric:nodes: 16\n  gpufabric:nodes: 8\n",
+            "line 3: key 'gpufabric:nodes' given twice (YAML)",
+        ),
+        # the same key in two spellings: only the project's namespace makes them one
+        (
+            "config:\n  nodes: 16\n  gpufabric:nodes: 8\n",
+            "config key 'gpufabric:nodes' given twice ('gpufabric:nodes')",
+        ),
+        ("config:\n  nodes: 16\n" + "# padding\n" * 120_000, "1.1 MiB, too large for a stack file"),
+    ],
+)
+def test_a_broken_file_is_refused_and_left_as_it_was(tmp_path: Path, text: str, problem: str):
     path = _stack(tmp_path, text)
-    with pytest.raises(UserError, match=r"Pulumi\.s\.yaml"):
+    with pytest.raises(UserError) as err:
         write_settings(path, CHOICE)
+    assert str(err.value) == f"{path}: {problem}"
     assert path.read_text() == text
     assert os.listdir(tmp_path) == [path.name]
+
+
+def test_text_outside_ascii_is_kept_as_written(tmp_path: Path):
+    path = _stack(tmp_path, "config:\n  gpufabric:nodes: 16\n  gpufabric:site: Zürich Ost\n")
+    write_settings(path, {"gpufabric:nodes": 8})
+    assert (
+        path.read_bytes()
+        == "config:\n  gpufabric:nodes: 8\n  gpufabric:site: Zürich Ost\n".encode()
+    )
 
 
 def test_a_settings_refusal_writes_nothing(tmp_path: Path):
@@ -110,6 +138,28 @@ def test_a_settings_refusal_writes_nothing(tmp_path: Path):
     with pytest.raises(UserError, match="is not a mapping"):
         write_settings(path, CHOICE)
     assert path.read_text() == text
+    assert os.listdir(tmp_path) == [path.name]
+
+
+def test_the_new_text_is_a_hidden_temporary_beside_the_file_renamed_over_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Beside it: a rename within one filesystem is what makes the replacement one step; hidden
+    and ending in .tmp: one left by a killed run is never read as a stack file."""
+    path = _stack(tmp_path, "config:\n  gpufabric:nodes: 16\n")
+    renamed: list[tuple[Path, str]] = []
+    real_replace = os.replace
+
+    def replace(src: str, dst: Path) -> None:
+        renamed.append((Path(src), Path(src).read_text()))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(stackwrite.os, "replace", replace)
+    write_settings(path, {"gpufabric:nodes": 8})
+    [(tmp, text)] = renamed
+    assert tmp.parent == tmp_path
+    assert tmp.name.startswith(".Pulumi.s.yaml.") and tmp.name.endswith(".tmp")
+    assert text == "config:\n  gpufabric:nodes: 8\n" == path.read_text()
     assert os.listdir(tmp_path) == [path.name]
 
 

@@ -1,8 +1,9 @@
 """Write chosen settings into a stack file (`gpufabric capacity plan --write`).
 
 Keys are `namespace:section.sub` as in `-c` lines; a None value removes the key. The file is
-read through the strict stack-file reader first, rewritten whole (YAML comments are not kept)
-and replaced in one rename, so a failure leaves the old file as it was.
+read once and checked by the strict stack-file reader; those same bytes are rewritten whole
+(YAML comments are not kept, other text is kept as written) into a hidden `.NAME.*.tmp` beside
+the file, which replaces it in one rename, so a failure leaves the old file as it was.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 
 import yaml
 
-from gpufabric.config.stack_reader import full_key, load_stack_file
+from gpufabric.config.stack_reader import full_key, load_yaml, parse_stack_document
 from gpufabric.errors import UserError
-from gpufabric.inputs.files import MiB, read_text
-from gpufabric.inputs.formats import parse_yaml
+from gpufabric.inputs.files import MiB, read_bytes
 
 PROJECT = "gpufabric"
 
@@ -56,10 +56,12 @@ def apply(config: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_settings(path: Path, settings: dict[str, Any]) -> None:
-    load_stack_file(path, PROJECT)  # refuses a broken file before anything is written
-    doc = parse_yaml(read_text(path, what="a stack file", max_bytes=MiB), where=str(path))
+    where = str(path)
+    data = read_bytes(path, what="a stack file", max_bytes=MiB)
+    parse_stack_document(data, where, PROJECT)  # refuses a broken file before anything is written
+    doc = load_yaml(data, where)
     doc["config"] = apply(doc["config"], settings)
-    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, allow_unicode=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
