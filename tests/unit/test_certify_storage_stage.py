@@ -301,3 +301,18 @@ def test_a_slow_node_warns_on_its_own_row_only(tmp_path: Path) -> None:
         "; warnings: balance: write 0.015 GB/s is under 50% of the median node's 0.083 GB/s"
         "; balance: read 0.065 GB/s is under 50% of the median node's 0.432 GB/s"
     )
+
+
+def test_no_goal_or_no_path_is_one_skipped_line_word_for_word() -> None:
+    rows = stage6.storage_stage(["a", "b"], data(), None, "/srv", None)
+    assert [(r["host"], r["status"], r["measurement"]) for r in rows] == [
+        (
+            "",
+            "skipped",
+            "no checkpoint goal (gpufabric_storage_checkpoint): storage not measured, not passed",
+        ),
+    ]
+    rows = stage6.storage_stage(["a", "b"], data(), goal(), "", None)
+    assert [(r["host"], r["status"], r["measurement"]) for r in rows] == [
+        ("", "skipped", "no shared file system named (storage_bench_path): storage not measured"),
+    ]

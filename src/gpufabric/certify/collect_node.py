@@ -76,7 +76,6 @@ def storage(path, root):
 
 def main(argv, root="/"):
     store = [a.split("=", 1)[1] for a in argv if a.startswith("--storage=")]
-    argv = [a for a in argv if not a.startswith("--storage=")]
     tools = {t: shutil.which(t) or "" for t in ("nvbandwidth", "dcgmi", "nvidia-smi")}
     conf = read(os.path.join(root, NCCL_CONF))
     topo = conf_value(conf, "NCCL_TOPO_FILE")
@@ -87,6 +86,7 @@ def main(argv, root="/"):
         "nccl_env": read(os.path.join(root, ENV_FILE)),
         "roce_v2": roce_v2(root),
         "rdma": sorted(os.listdir(infiniband)) if os.path.isdir(infiniband) else [],
+        # the absolute arguments: the flags (--no-dcgm, --storage=PATH) are no paths
         "paths": {p: os.path.exists(p) for p in [*argv, topo] if p.startswith("/")},
         "tools": tools,
         "dcgm": None,
