@@ -200,6 +200,12 @@ def test_the_report_keeps_the_last_2000_characters_of_dcgmi_diag(
     assert len(doc["dcgm"]["tail"]) == 2000
 
 
+def test_a_stray_byte_from_dcgmi_diag_is_replaced_not_fatal(tmp_path: Path, tools: Path) -> None:
+    program(tools, "dcgmi", "printf 'Pass \\377\\n'\nexit 1\n")
+    doc = run_main([], tmp_path)
+    assert doc["dcgm"] == {"rc": 1, "tail": "Pass \ufffd\n"}
+
+
 def test_the_report_of_a_bare_node(tmp_path: Path, tools: Path) -> None:
     dcgmi = program(tools, "dcgmi", "echo ran >> " + str(tmp_path / "ran") + "\n")
     doc = run_main(["--no-dcgm", "--storage=relative"], tmp_path / "node")

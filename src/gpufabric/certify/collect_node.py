@@ -94,7 +94,11 @@ def main(argv, root="/"):
     }
     if tools["dcgmi"] and "--no-dcgm" not in argv:
         proc = subprocess.run(
-            [tools["dcgmi"], "diag", "-r", "1"], capture_output=True, text=True, check=False
+            [tools["dcgmi"], "diag", "-r", "1"],
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",  # as read(): a stray byte is no reason to print no report
+            check=False,
         )
         out["dcgm"] = {"rc": proc.returncode, "tail": (proc.stdout + proc.stderr)[-2000:]}
     print(json.dumps(out))
