@@ -184,6 +184,17 @@ def test_a_missing_key_of_a_clouds_section_gives_its_description() -> None:
     )
 
 
+def test_a_missing_key_without_a_description_reads_required_once() -> None:
+    # inside the storage union and a list of reservations no description is found
+    s3 = {"type": "fsx-lustre", "capacityGib": 4800, "s3": {}}
+    err = refusal(stack("aws-h100", gpufabric__storage=s3))
+    assert isinstance(err, MissingConfigError)
+    assert str(err) == "gpufabric:storage.s3.dataRepositoryPath: not set; required"
+    capacity = {"type": "reservation", "reservations": [{"nodes": 16}]}
+    err = refusal(stack("aws-h100", gpufabric__capacity=capacity, gpufabric__nodeGroup="instances"))
+    assert str(err) == "gpufabric:capacity.reservations.0.id: not set; required"
+
+
 def test_the_description_of_a_field_is_found_through_nested_sections_or_is_empty() -> None:
     model = load.registry.module("oci", "settings").CONFIG
     assert load._description(model, ["oci", "compartmentId"]) == (
@@ -434,3 +445,30 @@ def test_an_error_inside_a_secret_section_hides_its_whole_value() -> None:
         "gpufabric:storage.type: [secret] is not valid; unable to extract tag using "
         "discriminator 'type'"
     )
+
+
+def test_a_clouds_one_storage_type_is_named_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cloud of one's own (the test-only Sixth) whose stack takes one storage type."""
+    from typing import Annotated
+
+    import yaml
+    from pydantic import Field
+    from tests.unit.test_sixth_cloud import STACK
+
+    from gpufabric.catalog import catalog
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "clouds"))
+    monkeypatch.setenv("GPUFABRIC_CLOUDS", "sixth=sixthcloud")
+    settings = load.registry.module("sixth", "settings")
+
+    class ScratchOnly(settings.SixthStackConfig):
+        storage: Annotated[settings.SixthScratch, Field(discriminator="type")] = None  # pyright: ignore
+
+    monkeypatch.setattr(settings, "CONFIG", ScratchOnly)
+    raw = {**yaml.safe_load(STACK)["config"], "gpufabric:storage": {"type": "none"}}
+    catalog.cache_clear()  # read again with Sixth's instances.yaml, and again after
+    try:
+        err = refusal(raw)
+    finally:
+        catalog.cache_clear()
+    assert str(err) == "gpufabric:storage.type: 'none' is not valid; on Sixth use sixth-scratch"

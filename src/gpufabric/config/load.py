@@ -205,7 +205,8 @@ def _one_line(
     key = f"{NAMESPACE}:{'.'.join(loc)}" if loc else f"{NAMESPACE}:(stack)"
     value: Any = _lookup(values, loc)
     if err["type"] == "missing":
-        return MissingConfigError(key, f"required: {_description(model, loc) or 'required'}")
+        description = _description(model, loc)
+        return MissingConfigError(key, f"required: {description}" if description else "required")
     if err["type"] == "union_tag_invalid" and cloud is not None:
         tags = re.findall(r"'([^']+)'", str(err.get("ctx", {}).get("expected_tags", "")))
         allowed = f"{', '.join(tags[:-1])} or {tags[-1]}" if len(tags) > 1 else "".join(tags)
