@@ -512,7 +512,7 @@ def _botocore_authorization(url: str) -> tuple[str, str]:
 @pytest.mark.parametrize(
     "url",
     [
-        "https://b.s3.eu-west-1.amazonaws.com/k/x.tar.gz?versionId=3&a=b%2Fc&z=&a=a",
+        "https://b.s3.eu-west-1.amazonaws.com/k/x.tar.gz?versionId=3&a=b%2Fc&z=&a=a&k%2F1=v",
         "https://b.s3.eu-west-1.amazonaws.com/k/my%20bundle~1.tar.gz",
     ],
 )
@@ -525,3 +525,30 @@ def test_sigv4_matches_botocore_for_a_query_and_an_escaped_key(url: str) -> None
     assert ours["Authorization"] == expected
     assert ours["x-amz-security-token"] == "TOK" and "host" not in ours
     assert ours["x-amz-content-sha256"] == hashlib.sha256(b"").hexdigest()
+
+
+def test_sigv4_signs_an_empty_path_as_the_root() -> None:
+    """urllib asks for "/" where the URL has no path: that is the path signed."""
+    args = ({}, ("AKID", "SECRET"), "eu-west-1", "s3", "20261204T220000Z")
+    assert boot.sigv4_headers("GET", "https://b.example", *args) == boot.sigv4_headers(
+        "GET", "https://b.example/", *args
+    )
+
+
+def test_ask_reads_a_small_answer_and_gives_up_on_a_silent_service(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The metadata service answers in milliseconds: 10 seconds at most, 1 MiB at most."""
+    asked: list[tuple[str, str, dict[str, str], float]] = []
+
+    def urlopen(request: Any, timeout: float) -> Any:
+        asked.append(
+            (request.full_url, request.get_method(), dict(request.header_items()), timeout)
+        )
+        return io.BytesIO(b"x" * ((1 << 20) + 5))
+
+    monkeypatch.setattr(boot.urllib.request, "urlopen", urlopen)
+    assert boot._ask("http://imds/t", {"A": "1"}, "PUT") == b"x" * (1 << 20)
+    assert asked == [("http://imds/t", "PUT", {"A": "1"}, 10)]
+    assert len(boot._ask("http://imds/t", {})) == 1 << 20
+    assert asked[1][1] == "GET"
