@@ -212,6 +212,7 @@ def test_hosts_of_another_shape_are_skipped_and_a_host_without_a_shape_counts():
         ({"health": "HEALTHY", "lifecycle-state": "ACTIVE", "lifecycle-details": "AVAILABLE"}, 0, ""),
         ({"lifecycle-state": "AVAILABLE"}, 1, ""),
         ({"lifecycle-state": "OCCUPIED"}, 0, ""),
+        ({"lifecycle-state": "OCCUPIED", "lifecycle-details": "DEGRADED"}, 0, ""),
         ({"lifecycle-state": "REPAIR", "lifecycle-details": "DEGRADED"}, 0, ""),
         ({"lifecycle-state": "AVAILABLE", "lifecycle-details": "DEGRADED"}, 1, ""),
         # bare-metal hosts: lifecycle state and details
