@@ -323,3 +323,44 @@ def test_without_clients_the_sdks_three_are_made(monkeypatch: pytest.MonkeyPatch
         "blocks",
         "sub-blocks",
     )
+
+
+def test_live_listings_are_named_in_what_they_refuse():
+    """The live read hands back the blocks' and sub-blocks' listings as `to_json` spells them,
+    each named for the refusal a bad one gets."""
+    compute_v1 = pytest.importorskip("google.cloud.compute_v1")
+
+    class Listing:
+        def __init__(self, items: list[Any]) -> None:
+            self.items = items
+
+        def list(self, request: Any) -> list[Any]:
+            return self.items
+
+    machine = compute_v1.AllocationSpecificSKUAllocationReservedInstanceProperties(
+        machine_type="a3-ultragpu-8g"
+    )
+    reservation = compute_v1.Reservation(
+        name="r1",
+        specific_reservation=compute_v1.AllocationSpecificSKUReservation(
+            instance_properties=machine
+        ),
+    )
+    blk = compute_v1.ReservationBlock(name="b1", self_link=f"{BASE}/reservationBlocks/b1")
+    link = f"{BASE}/reservationBlocks/b1/reservationSubBlocks/s1"
+    sub_block = compute_v1.ReservationSubBlock(name="s1", count=18, self_link=link)
+    clients = (Listing([reservation]), Listing([blk]), Listing([sub_block]))
+    docs = gcp.CapacityClient("p1", ZONE, clients).read("a3-ultragpu-8g")
+    assert docs == [
+        ("reservation blocks", [{"name": "b1", "selfLink": f"{BASE}/reservationBlocks/b1"}]),
+        ("reservation sub-blocks", [{"name": "s1", "count": 18, "selfLink": link}]),
+    ]
+    with pytest.raises(UserError) as err:
+        gcp.capacity([docs[0]], ZONE, "live")
+    assert str(err.value) == f"reservation blocks: {PATH}/b1: 'count' missing"
+    docs[1][1][0]["count"] = "many"
+    with pytest.raises(UserError) as err:
+        gcp.capacity(docs, ZONE, "live")
+    assert str(err.value) == (
+        f"reservation sub-blocks: {PATH}/b1/reservationSubBlocks/s1: 'count' is not a count"
+    )
