@@ -419,3 +419,52 @@ def test_the_lab_never_runs_collectives_even_with_a_launcher() -> None:
     assert ran == []
     [row] = [r for r in report["rows"] if r["stage"] == 5]
     assert row["measurement"] == "collectives skipped: no GPU in the lab"
+
+
+def test_soak_stops_once_a_repeat_leaves_fewer_than_two_nodes() -> None:
+    """A repeat that holds all but one node (or every node) ends the soak: the fabric doctor is
+    never started on one node or on nobody, and the stage says why in one skipped line."""
+    runner = FakeRunner({h: node_report() for h in "abc"}, {})
+    calls: list[tuple[list[str], str]] = []
+
+    def fabric(hs: list[str], label: str) -> dict[str, Any]:
+        calls.append((list(hs), label))
+        return doctor_report(hs, {"b": ["mtu: x"], "c": ["mtu: x"]} if label == "soak1" else {})
+
+    shown = Shown()
+    holder = Holder("none", runner, "a")
+    report = certify(
+        lab(["a", "b", "c"]), runner, holder, fabric, None, Options(soak_repeats=3), shown
+    )
+    assert calls == [(["a", "b", "c"], "fabric"), (["a", "b", "c"], "soak1")]
+    soak = [(r["host"], r["status"], r["measurement"]) for r in report["rows"] if r["stage"] == 7]
+    assert soak == [
+        ("a", "passed", "repeat 1"),
+        ("b", "failed", "repeat 1"),
+        ("c", "failed", "repeat 1"),
+        ("", "skipped", "repeat 2: fewer than 2 hosts left"),
+    ]
+    assert shown.calls[-3:] == [("done", 7, 2), ("done", 7, 0), ("released", "a")]
+    assert {h: v["status"] for h, v in report["hosts"].items()} == {
+        "a": "certified",
+        "b": "held",
+        "c": "held",
+    }
+    # every node held by the first repeat: the second is not started on nobody either
+    calls.clear()
+    runner = FakeRunner({h: node_report() for h in "ab"}, {})
+    report = certify(
+        lab(["a", "b"]),
+        runner,
+        Holder("none", runner, "a"),
+        lambda hs, label: (
+            calls.append((list(hs), label))
+            or doctor_report(hs, {h: ["x"] for h in hs} if label == "soak1" else {})
+        ),
+        None,
+        Options(soak_repeats=2),
+    )
+    assert calls == [(["a", "b"], "fabric"), (["a", "b"], "soak1")]
+    assert [r["measurement"] for r in report["rows"] if r["stage"] == 7][-1] == (
+        "repeat 2: fewer than 2 hosts left"
+    )

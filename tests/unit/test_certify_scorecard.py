@@ -5,6 +5,8 @@ line by line, reading a scorecard back, and the HTML page with every value escap
 from __future__ import annotations
 
 import html
+import re
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -174,6 +176,21 @@ def test_the_headline_is_each_collectives_worst_measured_group() -> None:
     assert headline(report(collectives=[coll("x", "all_reduce", None)])) == {}
 
 
+def test_the_worst_group_is_found_before_rounding() -> None:
+    """Two groups that round alike: the lower one is named, wherever it comes."""
+    for order in (1, -1):
+        colls = [
+            coll("all_reduce leaf1", "all_reduce", 0.8124, peak_gbytes=320.0),
+            coll("all_reduce leaf2", "all_reduce", 0.8122, peak_gbytes=310.0),
+        ][::order]
+        worst = headline(report(collectives=colls))["all_reduce"]
+        assert (worst["group"], worst["busbw_gbytes"], worst["efficiency"]) == (
+            "all_reduce leaf2",
+            310.0,
+            0.812,
+        )
+
+
 def test_a_scorecard_is_read_back_or_refused_in_one_line() -> None:
     doc = ctrf(report(collectives=[coll("all_reduce leaf1", "all_reduce", 0.9)]))
     back = from_ctrf(doc, "old.json")
@@ -276,3 +293,110 @@ def test_the_page_of_a_certified_run_without_collectives() -> None:
     page = render_html(report(verdict="certified", hosts=hosts))
     assert "<h1 class='ok'>CERTIFIED: 1 of 1 node(s) certified</h1>" in page
     assert "<p>No collective measured (see stage 5).</p>" in page and "<h2>Efficiency" not in page
+
+
+VOID = {"meta"}  # elements without a closing tag in the page
+
+
+class Page(HTMLParser):
+    """The page read as a browser reads it: headings, each table's cells row by row, list items,
+    the style sheet, and any text outside an element that shows text."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.text: dict[str, list[str]] = {}
+        self.tables: list[list[list[str]]] = []
+        self.row_classes: list[str | None] = []
+        self.stray: list[str] = []
+        self.feed(page)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        self.open.append(tag)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+            self.row_classes.append(dict(attrs).get("class"))
+        elif tag in ("td", "th"):
+            self.tables[-1][-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.open and self.open.pop() == tag, f"</{tag}> closes nothing it opened"
+
+    def handle_data(self, data: str) -> None:
+        where = self.open[-1] if self.open else ""
+        if where in ("td", "th"):
+            self.tables[-1][-1][-1] += data
+        elif where in ("title", "style", "h1", "h2", "p", "li"):
+            self.text.setdefault(where, []).append(data)
+        elif data.strip():
+            self.stray.append(data)
+
+    def styles(self) -> dict[str, str]:
+        rules = re.findall(r"([^{}]+)\{([^{}]*)\}", "".join(self.text["style"]))
+        return {sel.strip(): body for sels, body in rules for sel in sels.split(",")}
+
+
+def test_the_page_is_well_formed_and_every_table_has_its_header() -> None:
+    colls = [coll("all_reduce leaf1", "all_reduce", 0.9)]
+    crit = [{"id": "fabric-class", "stage": 4, "what": "every NIC"}]
+    rows = [*report()["rows"], {**report()["rows"][1], "host": "h1", "status": "passed"}]
+    meta = {**report()["meta"], "versions": {"python": "3.11", "gpufabric": "9.9.9"}}
+    page = Page(render_html(report(collectives=colls, criteria=crit, rows=rows, meta=meta)))
+    assert page.open == [] and page.stray == []
+    assert page.text["title"] == ["certify"]
+    assert page.text["h2"] == [
+        "Efficiency (busbw / algorithm-aware bound, worst group)",
+        "Nodes",
+        "Stages",
+        "ClusterMAX criteria",
+        "Holds",
+        "Run",
+    ]
+    efficiency, nodes, stages, criteria, run = page.tables
+    assert efficiency[0] == [
+        "collective",
+        "efficiency",
+        "busbw GB/s",
+        "bound",
+        "group",
+        "transport",
+    ]
+    assert nodes[0] == ["node", "status", "stage", "reason", "what to do"]
+    assert stages[0] == ["test", "status", "measurement", "reason"]
+    assert criteria == [
+        ["criterion", "stage", "what", "result"],
+        ["fabric-class", "4", "every NIC", "failed, passed"],  # each status of the stage, once
+    ]
+    assert run == [
+        ["command", "gpufabric certify -i inv"],
+        ["started", "2025-12-05T00:00:00+00:00"],
+        ["seconds", "125"],
+        ["fabric", "infiniband"],
+        ["instance type", "p4de.24xlarge"],
+        ["hold", "slurm"],
+        ["versions", '{"gpufabric": "9.9.9", "python": "3.11"}'],  # sorted by name
+    ]
+    # each row's class names a rule of the style sheet: failing rows red, passing green
+    styles = page.styles()
+    assert {c: styles.get(f".{c}") for c in ("bad", "failed", "ok", "passed", "skipped")} == {
+        "bad": "background:#fdd",
+        "failed": "background:#fdd",
+        "ok": "background:#dfd",
+        "passed": "background:#dfd",
+        "skipped": "background:#eee",
+    }
+    assert {c for c in page.row_classes if c} == {"ok", "bad", "passed", "failed", "skipped"}
+    lower = {k.lower(): v.lower() for k, v in styles.items()}
+    assert lower["table"] == "border-collapse:collapse" and "border" in lower["td"]
+    assert lower["td"] == lower["th"] and lower["body"] == "font-family:sans-serif"
+    none = Page(render_html(report()))
+    assert (
+        none.open == []
+        and none.stray == []
+        and none.text["p"] == ["No collective measured (see stage 5)."]
+    )

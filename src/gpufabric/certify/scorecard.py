@@ -71,12 +71,14 @@ def _failed(report: dict[str, Any]) -> bool:
 def headline(report: dict[str, Any]) -> dict[str, Any]:
     """The lowest efficiency per collective over the groups measured (the cluster's worst)."""
     out: dict[str, Any] = {}
+    worst: dict[str, float] = {}  # compared unrounded: two groups may round alike
     for c in report["collectives"]:
         eff = c.get("efficiency")
         if eff is None:
             continue
         key = c["collective"]
-        if key not in out or eff < out[key]["efficiency"]:
+        if key not in worst or eff < worst[key]:
+            worst[key] = eff
             out[key] = {
                 "efficiency": round(eff, 3),
                 "busbw_gbytes": c["peak_gbytes"],
