@@ -185,3 +185,22 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temporary(
         write_settings(path, CHOICE)
     assert path.read_text() == text
     assert os.listdir(tmp_path) == [path.name]
+
+
+def test_an_interruption_just_after_the_rename_is_raised_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The temporary is gone by then: removing it must not replace the interruption with an
+    error about the missing temporary."""
+    path = _stack(tmp_path, "config:\n  gpufabric:nodes: 16\n")
+    real_replace = os.replace
+
+    def replace_then_interrupt(src: str, dst: Path) -> None:
+        real_replace(src, dst)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stackwrite.os, "replace", replace_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        write_settings(path, {"gpufabric:nodes": 8})
+    assert path.read_text() == "config:\n  gpufabric:nodes: 8\n"
+    assert os.listdir(tmp_path) == [path.name]

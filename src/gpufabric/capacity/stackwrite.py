@@ -61,11 +61,11 @@ def write_settings(path: Path, settings: dict[str, Any]) -> None:
     parse_stack_document(data, where, PROJECT)  # refuses a broken file before anything is written
     doc = load_yaml(data, where)
     doc["config"] = apply(doc["config"], settings)
-    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)  # block style (PyYAML 6)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(text.encode())
         os.chmod(tmp, path.stat().st_mode & 0o777)
         os.replace(tmp, path)
     except BaseException:
