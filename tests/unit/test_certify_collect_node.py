@@ -1,6 +1,6 @@
 """The node collector (collect_node.py, run on each node by certify), in-process against a tree
 of the node's own files (/proc, /sys, /etc under a root of the test's) and stand-in programs on
-PATH: which mount holds the shared path (the longest, the last over-mount, an escaped space),
+PATH: which mount holds the shared path (the longest, the last over-mount, escaped names),
 RoCE v2 from the GID types, the `dcgmi diag` it runs, and the one JSON object it prints, which
 certify's stage 1 reads as a NodeReport."""
 
@@ -28,6 +28,8 @@ tmpfs {b}/srv/shared2 tmpfs rw 0 0
 short line
 dev {b}/srv/three xfs
 fs:/x {b}/srv/my\\040share nfs4 rw 0 0
+fs:/t {b}/srv/tab\\011new\\012line gpfs rw 0 0
+fs:/w {b}/srv/back\\134040slash weka rw 0 0
 fs:/y {b}/srv/boX beegfs rw 0 0
 """
 
@@ -52,8 +54,9 @@ def root(base: Path) -> Path:
     write(node, "proc/self/mounts", MOUNTS.format(b=base))
     for d in ("srv/shared/ckpt/run1", "srv/sharedx", "srv/shared2", "srv/three/x"):
         (base / d).mkdir(parents=True)
-    for d in ("srv/my share/x", "srv/boX/y", "home/u"):
+    for d in ("srv/my share/x", "srv/boX/y", "home/u", "srv/tab\tnew\nline/x"):
         (base / d).mkdir(parents=True)
+    (base / "srv/back\\040slash/x").mkdir(parents=True)  # a backslash, then 040
     return node
 
 
@@ -81,6 +84,8 @@ def program(bin_dir: Path, name: str, script: str = "exit 0\n") -> str:
         ("srv/shared2", "srv/shared2", "tmpfs"),
         ("srv/three/x", "srv/three", "xfs"),  # a line of the three fields read is enough
         ("srv/my share/x", "srv/my share", "nfs4"),
+        ("srv/tab\tnew\nline/x", "srv/tab\tnew\nline", "gpfs"),
+        ("srv/back\\040slash/x", "srv/back\\040slash", "weka"),
         ("srv/boX/y", "srv/boX", "beegfs"),
     ],
 )

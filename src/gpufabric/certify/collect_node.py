@@ -30,6 +30,9 @@ NCCL_CONF = "etc/nccl.conf"
 ENV_FILE = "etc/profile.d/gpufabric-nccl.sh"
 INFINIBAND = "sys/class/infiniband"
 MOUNTS = "proc/self/mounts"
+# how /proc/self/mounts writes a space, tab, newline or backslash in a mount point (the
+# backslash last: what it leaves is never read as another escape)
+ESCAPES = (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\"))
 
 
 def read(path):
@@ -67,7 +70,9 @@ def storage(path, root):
         fields = line.split()
         if len(fields) < 3:
             continue
-        mount = fields[1].replace("\\040", " ")
+        mount = fields[1]
+        for code, char in ESCAPES:
+            mount = mount.replace(code, char)
         inside = real == mount or real.startswith(mount.rstrip("/") + "/")
         if inside and len(mount) >= len(best):
             best, fstype = mount, fields[2]
