@@ -301,8 +301,20 @@ def test_tune_result_files_without_global_settings() -> None:
         "# /etc/nccl.conf: global NCCL settings chosen by `gpufabric nccl tune` for "
         "p5.48xlarge x 4 nodes (VAR=value; the environment wins).\n"
     )
-    assert result.tuner_conf().splitlines()[-1] == (
-        "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks"
+    # the header says how to load the file and why every line sets channels
+    assert result.tuner_conf() == (
+        "# NCCL example tuner config written by `gpufabric nccl tune` for p5.48xlarge x 4 nodes "
+        "(32 ranks).\n"
+        "# Load: NCCL_TUNER_PLUGIN=<path>/libnccl-tuner-example.so "
+        "NCCL_TUNER_CONFIG_FILE=<this>.\n"
+        "# Every line sets channels explicitly and every collective is covered over all sizes:\n"
+        "# the example tuner caps unmatched collectives at 1 channel (NVIDIA/nccl@5067397c\n"
+        "# plugins/tuner/example/plugin.c with src/enqueue.cc; gpufabric docs/sources.md F.3).\n"
+        "# Tuned lines first (this scale), then the same choices for any scale, then a "
+        "ring/simple\n"
+        "# catch-all with channels 0: NCCL's own per-size channel count where nothing was tuned\n"
+        "# (NCCL used 16 channels in the default run).\n"
+        "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n"
     )
 
 

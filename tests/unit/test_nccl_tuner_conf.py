@@ -19,9 +19,11 @@ from gpufabric.nccl.tune.tunerconf import (
     MAX_LINE_CHARS,
     PROTOCOLS,
     SIZE_MAX,
+    Problem,
     TunerRule,
     choose,
     errors,
+    parse_rule,
     read_rule,
     render,
     validate,
@@ -333,6 +335,7 @@ def test_what_nccl_ignores_and_why_word_for_word(
         ("allreduce,0,10,ring,simple,8,-1,-1,-1,-2",
          ["error: line 1: regBuff -2: use -1 (any), 0 or 1"]),
         ("allreduce,0,10,ring,simple,8,-1,-1,1,0", []),
+        ("allreduce,100,100,ring,simple,8,-1,-1", []),  # one size: min = max matches it
         ("allreduce,0,10,ring,simple,x,-1,-1",
          ["error: line 1: channels 'x' is not an integer (atoi reads 0)"]),
         ("allreduce,0,10,ring,simple,+8,-1,-1",
@@ -369,3 +372,98 @@ def test_what_nccl_ignores_and_why_word_for_word(
 )  # fmt: skip
 def test_what_tuner_check_says_about_one_line_word_for_word(line: str, said: list[str]) -> None:
     assert messages(line + "\n", caveat=False) == said
+
+
+@pytest.mark.parametrize(
+    ("coll", "algo", "proto", "nodes", "ranks", "collnet", "used"),
+    [
+        ("allreduce", "nvls", "simple", 1, 8, False, True),
+        ("allreduce", "nvls", "ll", 1, 8, False, False),  # NVLS runs Simple only
+        ("allreduce", "nvls", "simple", 2, 16, False, False),  # across nodes: needs CollNet
+        ("allreduce", "nvls", "simple", 2, 16, True, True),
+        ("allgather", "pat", "simple", 2, 2, False, True),
+        ("allgather", "pat", "simple", 2, 16, False, False),  # PAT: one rank per node
+    ],
+)
+def test_a_line_nccl_ignores_hands_over_to_the_next_one(
+    coll: str, algo: str, proto: str, nodes: int, ranks: int, collnet: bool, used: bool
+) -> None:
+    rules = [
+        TunerRule(coll, 0, 65535, algo, proto, 16),
+        TunerRule(coll, 0, SIZE_MAX, "ring", "simple", 0),
+    ]
+    expected = (algo, proto, 16) if used else ("ring", "simple", 0)
+    assert choose(rules, coll, 100, nodes, ranks, collnet=collnet) == expected
+    if collnet:
+        return  # validate checks coverage for a communicator without CollNet
+    text = "\n".join(
+        f"{c},0,{SIZE_MAX},{algo},{proto},16,-1,-1"
+        if c == coll
+        else f"{c},0,{SIZE_MAX},ring,simple,0,-1,-1"
+        for c in COLLECTIVES
+    )
+    gaps = [p.text() for p in errors(validate(text, nodes=nodes, ranks=ranks))]
+    assert gaps == (
+        []
+        if used
+        else [
+            f"error: file: {coll} bytes 0..{SIZE_MAX} match no line: NCCL would run them on 1 "
+            "channel (channel caveat)"
+        ]
+    )
+
+
+def test_choose_matches_one_pipelined_op_and_unregistered_buffers_by_default() -> None:
+    rules = [
+        TunerRule("allreduce", 0, SIZE_MAX, "tree", "ll", 4, num_pipe_ops=1, reg_buff=0),
+        TunerRule("allreduce", 0, SIZE_MAX, "ring", "simple", 0),
+    ]
+    assert choose(rules, "allreduce", 100, 2, 16) == ("tree", "ll", 4)
+    assert choose(rules, "allreduce", 100, 2, 16, num_pipe_ops=2) == ("ring", "simple", 0)
+
+
+def test_gaps_in_coverage_are_named_by_their_first_and_last_byte() -> None:
+    lines = [f"{c},0,{SIZE_MAX},ring,simple,0,-1,-1" for c in COLLECTIVES if c != "allreduce"]
+    middle = "\n".join(
+        [
+            *lines,
+            "allreduce,0,99,ring,simple,0,-1,-1",
+            f"allreduce,200,{SIZE_MAX},ring,simple,0,-1,-1",
+        ]
+    )
+    assert [p.text() for p in validate(middle)] == [
+        "error: file: allreduce bytes 100..199 match no line: NCCL would run them on 1 channel "
+        "(channel caveat)"
+    ]
+    last = "\n".join([*lines, f"allreduce,0,{SIZE_MAX - 1},ring,simple,0,-1,-1"])
+    assert [p.text() for p in validate(last)] == [
+        f"error: file: allreduce bytes {SIZE_MAX}..{SIZE_MAX} match no line: NCCL would run them "
+        "on 1 channel (channel caveat)"
+    ]
+    split = "\n".join(
+        [
+            *lines,
+            f"allreduce,0,{SIZE_MAX - 1},ring,simple,0,-1,-1",
+            f"allreduce,{SIZE_MAX},{SIZE_MAX},ring,simple,0,-1,-1",
+        ]
+    )
+    assert validate(split) == []
+
+
+def test_parse_rule_keeps_lines_with_warnings_and_drops_lines_with_errors() -> None:
+    problems: list[Problem] = []
+    assert parse_rule("allreduce,0,-1,ring,simple,8,-1,-1", 1, problems, caveat=False) is None
+    assert parse_rule("all_reduce,0,9,ring,simple,8,-1,-1", 2, problems, caveat=False) is None
+    rule = parse_rule("allreduce,0x10,65535,ring,simple,8,-1,-1", 3, problems, caveat=False)
+    assert rule == TunerRule("allreduce", 0, 65535, "ring", "simple", 8)
+    assert [(p.line, p.severity) for p in problems] == [(1, "error"), (2, "error"), (3, "warning")]
+    assert parse_rule("allreduce,0,9,ring,simple,-1,-1,-1", 4, problems) is None  # caveat on
+    assert problems[-1].severity == "error"
+
+
+def test_render_marks_an_empty_comment_line_and_writes_pipeline_fields_when_set() -> None:
+    rule = TunerRule("allreduce", 0, 9, "ring", "simple", 8, num_pipe_ops=4)
+    assert render([rule], ["a", ""]) == (
+        "# a\n#\n# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n"
+        "allreduce,0,9,ring,simple,8,-1,-1,4,-1\n"
+    )
