@@ -63,6 +63,24 @@ def test_a_reason_holding_field_like_words_runs_to_scontrols_user_and_time_stamp
     }
 
 
+def test_a_reason_without_a_stamp_ends_at_the_next_slurm_field_not_at_a_lowercase_word() -> None:
+    """Without scontrol's stamp (a reason set by slurm.conf or an older Slurm), the reason
+    runs to the next field Slurm prints (a capitalised `Word=`); a lowercase `mtu=` is part of
+    it, and a reason last on the line runs to its end."""
+    text = "\n".join(
+        [
+            scontrol("n1", "DRAIN", "mtu=1500 on eth1 rate=200", " Comment=(null)"),
+            scontrol("n2", "DRAIN", "maintenance"),
+            scontrol("n3", "DRAIN", "x=1 y=2"),
+        ]
+    )
+    assert act.parse_scontrol_nodes(text) == {
+        "n1": {"state": "DRAIN", "reason": "mtu=1500 on eth1 rate=200"},
+        "n2": {"state": "DRAIN", "reason": "maintenance"},
+        "n3": {"state": "DRAIN", "reason": "x=1 y=2"},
+    }
+
+
 def test_a_reason_at_the_limit_is_kept_whole_and_one_over_it_is_cut() -> None:
     prefix = "gpufabric-health: "
     exact = act.slurm_reason(["x" * (act.MAX_REASON - len(prefix))])

@@ -127,6 +127,21 @@ def test_a_node_s_malformed_iperf3_intervals_are_an_error_not_a_crash(
     assert traffic.parse_iperf3(json.dumps({"intervals": intervals})) == ([], [], error)
 
 
+def test_a_full_interval_without_a_rate_is_no_sample_not_an_error() -> None:
+    """iperf3 leaves out a rate it could not measure: that second is NaN (judged as no
+    sample), and the hop's other seconds still count."""
+    doc = {
+        "intervals": [
+            {"sum": {"seconds": 1.0}, "sum_bidir_reverse": {"seconds": 1.0}},
+            {"sum": {"seconds": 1.0, "bits_per_second": 2e9},
+             "sum_bidir_reverse": {"seconds": 1.0, "bits_per_second": 3e9}},
+        ]
+    }  # fmt: skip
+    fwd, rev, error = traffic.parse_iperf3(json.dumps(doc))
+    assert error == "" and fwd[1:] == [2.0] and rev[1:] == [3.0]
+    assert math.isnan(fwd[0]) and math.isnan(rev[0])
+
+
 def test_iperf3_without_intervals_or_with_an_error_is_no_result() -> None:
     assert traffic.parse_iperf3('{"intervals": []}') == ([], [], "iperf3 reported no interval")
     assert traffic.parse_iperf3("{}") == ([], [], "iperf3 reported no interval")
@@ -234,6 +249,8 @@ def test_nccl_results_tolerate_up_to_repeats_failed_runs() -> None:
     assert extra[0] == {"fwd": [400.0, 400.0], "rev": [400.0, 400.0], "error": ""}
     none = traffic.nccl_results(tests, {}, repeats=2)
     assert none[0] == {"fwd": [], "rev": [], "error": "n1: 0 of 4 nccl-tests runs came back"}
+    short = traffic.nccl_results(tests, {"n1": [good] * 5}, repeats=3)
+    assert short[0] == {"fwd": [], "rev": [], "error": "n1: 5 of 6 nccl-tests runs came back"}
 
 
 def test_a_group_whose_runs_did_not_come_back_does_not_stop_the_next() -> None:
