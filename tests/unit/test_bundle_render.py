@@ -299,3 +299,39 @@ def test_load_reads_the_file_through_the_input_boundary(
     with pytest.raises(UserError) as err:
         render.load(tmp_path / "missing.tar.gz")
     assert "expected bundle" in str(err.value)
+
+
+def test_render_puts_the_given_wheels_in_the_archive(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "a-1-py3-none-any.whl").write_bytes(b"A")
+    bundle = render.render(_spec(), _repo(tmp_path), tmp_path / "out", wheels)
+    with tarfile.open(bundle.path, "r:gz") as tar:
+        member = tar.extractfile("wheels/a-1-py3-none-any.whl")
+        assert member is not None and member.read() == b"A"
+
+
+def test_load_wants_the_gzip_the_node_unpacks(tmp_path: Path) -> None:
+    """The node opens the bundle as .tar.gz: a plain tar with a good manifest is no bundle."""
+    path = tmp_path / "b.tar"
+    path.write_bytes(
+        gzip.decompress(_tarball(tmp_path, b'{"format": 1, "stack": "s"}').read_bytes())
+    )
+    with pytest.raises(UserError) as err:
+        render.load(path)
+    assert str(err.value) == f"bundle {path}: not a gpufabric bundle (no readable manifest.json)"
+
+
+def test_load_reads_a_manifest_folder_as_an_empty_manifest(tmp_path: Path) -> None:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz") as tar:
+        info = tarfile.TarInfo("manifest.json")
+        info.type = tarfile.DIRTYPE
+        tar.addfile(info)
+    path = tmp_path / "b.tar.gz"
+    path.write_bytes(raw.getvalue())
+    with pytest.raises(UserError) as err:
+        render.load(path)
+    assert str(err.value) == (
+        f"{path}:manifest.json: line 1 column 1: not valid JSON (Expecting value; cut short?)"
+    )
