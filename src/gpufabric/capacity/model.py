@@ -67,6 +67,10 @@ class Choice:
     slack: int  # free hosts of the chosen units left unused
     left_out: tuple[Unit, ...] = field(default=())  # unhealthy units never considered
 
+    def shares(self) -> list[tuple[Unit, int]]:
+        """Each chosen unit with the nodes that go on it."""
+        return list(zip(self.units, self.counts, strict=True))
+
     @property
     def ratio(self) -> float:
         return self.leaves / self.bound if self.bound else 1.0
@@ -80,8 +84,7 @@ class Choice:
             "ratio": round(self.ratio, 3),
             "slack": self.slack,
             "units": [
-                {"id": u.id, "leaf": u.leaf, "free": u.free, "nodes": n}
-                for u, n in zip(self.units, self.counts, strict=True)
+                {"id": u.id, "leaf": u.leaf, "free": u.free, "nodes": n} for u, n in self.shares()
             ],
             "leftOut": [{"id": u.id, "reason": u.note or "unhealthy"} for u in self.left_out],
         }
@@ -107,9 +110,7 @@ def targets(choice: Choice, one_key: str, many_key: str, raw: dict[str, object])
         if present(raw, many_key):
             out[many_key] = None
     else:
-        out[many_key] = [
-            {"id": u.id, "nodes": n} for u, n in zip(choice.units, choice.counts, strict=True)
-        ]
+        out[many_key] = [{"id": u.id, "nodes": n} for u, n in choice.shares()]
         if present(raw, one_key):
             out[one_key] = None
     return out

@@ -115,7 +115,7 @@ def plan(
         f"{capacity.leaf_kind}(s); bound {choice.bound} ({choice.ratio:.2f} x the bound); "
         f"{choice.slack} free host(s) left in them"
     )
-    for unit, count in zip(choice.units, choice.counts, strict=True):
+    for unit, count in choice.shares():
         typer.echo(f"  {unit.id}: {count} of {unit.free} free  ({capacity.leaf_kind} {unit.leaf})")
     for unit in choice.left_out:
         typer.echo(f"  left out {unit.id}: {unit.note or 'unhealthy'}")
