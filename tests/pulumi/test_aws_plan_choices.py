@@ -54,9 +54,8 @@ def test_fsx_in_another_zone_is_named_in_the_storage_output() -> None:
 
 
 def test_scratch_fsx_has_no_throughput_tier_and_no_metadata_configuration() -> None:
-    (fs,) = plan_for(
-        "aws-h100", _fsx(deploymentType="SCRATCH_2", capacityGib=2400, throughputPerTib=None)
-    ).of_type(FSX)
+    # throughputPerTib left at its default (1000, SCRATCH_2's fixed rate): FSx takes no tier
+    (fs,) = plan_for("aws-h100", _fsx(deploymentType="SCRATCH_2", capacityGib=2400)).of_type(FSX)
     assert fs.inputs["deploymentType"] == "SCRATCH_2"
     assert "perUnitStorageThroughput" not in fs.inputs
     assert "metadataConfiguration" not in fs.inputs
