@@ -44,7 +44,7 @@ LINES = {
     ("src/gpufabric/ipsec/certs.py", 'os.fdopen(fd, "wb")'): "writes the CA's files",
     ("src/gpufabric/ipsec/certs.py", 'os.fdopen(fd, "r+")'): "issued.json under its flock "
     "(the line above); the text read is parsed by inputs.formats.parse_json",
-    ("src/gpufabric/capacity/stackwrite.py", 'os.fdopen(fd, "w"'): "writes the stack file "
+    ("src/gpufabric/capacity/stackwrite.py", 'os.fdopen(fd, "wb")'): "writes the stack file "
     "(a temporary file, then renamed)",
     ("src/gpufabric/ipsec/certs.py", "os.open(path, os.O_RDWR | os.O_CREAT"): "issued.json is "
     "read and rewritten under one flock; its text is parsed by inputs.formats.parse_json",
