@@ -113,16 +113,23 @@ def _judge(
 ) -> list[dict[str, Any]]:
     n = len(hosts)
     try:
-        result = gate(load_results(results_dir, hosts), goal, rated_gbps)
+        results = load_results(results_dir, hosts)
+        result = gate(results, goal, rated_gbps)
     except UserError as exc:
         return [row(6, h, "failed", "no figure", f"storage-run: {exc}") for h in hosts]
     figures = result.figures
     if "write_gbps" not in figures:  # fail closed: no write figure, no pass
         reason = f"storage-run: no write figure from the {n} node(s) (see {results_dir})"
         return [row(6, h, "failed", "no figure", reason) for h in hosts]
+
+    def rate(phase: str) -> str:
+        """A phase's figure, and how many nodes it came from where some had no report."""
+        k = len(results.phases[phase].nodes)
+        return f"{phase} {figures[phase + '_gbps']:.3f} GB/s" + (f" ({k} of {n})" if k < n else "")
+
     measured = (
-        f"write {figures['write_gbps']:.3f} GB/s"
-        + (f", read {figures['read_gbps']:.3f} GB/s" if "read_gbps" in figures else "")
+        rate("write")
+        + (f", {rate('read')}" if "read_gbps" in figures else "")
         + f" from {n} node(s) at once; goal {goal.write_gbps:.3f} GB/s ({goal.text()})"
     )
     node_fail: dict[str, str] = {}
