@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.conftest import capture
 from tests.unit.certify_fakes import FakeRunner, doctor_report, node_report
 from tests.unit.test_certify_stages import tuned
@@ -20,6 +21,7 @@ from gpufabric import __version__
 from gpufabric.certify.hosts import Holder, Inventory
 from gpufabric.certify.run import Options, certify, criteria, write
 from gpufabric.certify.scorecard import ctrf, render_html
+from gpufabric.errors import UserError
 
 
 class Shown:
@@ -197,6 +199,8 @@ def run_collectives(
     hostvars: dict[str, dict[str, Any]] | None = None,
     instance: str = "p4de.24xlarge",
     runner: FakeRunner | None = None,
+    holder: Holder | None = None,
+    shown: Shown | None = None,
 ) -> tuple[dict[str, Any], list[tuple[list[str], str]]]:
     hosts = ["n1", "n2", "n3", "n4", "n5"]
     leaves = {"n1": "leaf1", "n2": "leaf1", "n3": "leaf2", "n4": "leaf2", "n5": "leaf3"}
@@ -220,10 +224,11 @@ def run_collectives(
     report = certify(
         inv,
         runner,
-        Holder("none", runner, "n1"),
+        holder or Holder("none", runner, "n1"),
         lambda hs, _l: doctor_report(hs, {}),
         collective,
         Options(soak_repeats=0),
+        shown,
     )
     return report, ran
 
@@ -387,6 +392,10 @@ def test_the_collector_is_asked_for_the_profiles_plugin_and_the_options_reach_th
     )
     assert runner.script_args == [["/usr/local/gib/lib64", "--no-dcgm", "--storage=/srv"]]
     assert report["meta"]["cloud"] == "gcp"
+    # the cloud's own profile judged the nodes' configuration, not the shared one
+    assert {r["measurement"] for r in report["rows"] if r["stage"] == 2} == {
+        "gcp-gib profile in place"
+    }
     runner = FakeRunner({h: tuned("infiniband", gpus=8) for h in hosts}, {})
     inv = Inventory(hosts, "g1", {h: {"gpufabric_fabric": "infiniband"} for h in hosts}, {})
     report = certify(
@@ -406,10 +415,11 @@ def test_the_collector_is_asked_for_the_profiles_plugin_and_the_options_reach_th
 
 
 def test_the_lab_never_runs_collectives_even_with_a_launcher() -> None:
+    """Not even where its inventory names an instance type and its nodes list that many GPUs."""
     ran: list[Any] = []
-    runner = FakeRunner({h: node_report() for h in "ab"}, {})
+    runner = FakeRunner({h: node_report(gpus=8) for h in "ab"}, {})
     report = certify(
-        lab(["a", "b"]),
+        lab(["a", "b"], gpufabric_instance_type="p4de.24xlarge"),
         runner,
         Holder("none", runner, "a"),
         lambda hs, _l: doctor_report(hs, {}),
@@ -419,6 +429,7 @@ def test_the_lab_never_runs_collectives_even_with_a_launcher() -> None:
     assert ran == []
     [row] = [r for r in report["rows"] if r["stage"] == 5]
     assert row["measurement"] == "collectives skipped: no GPU in the lab"
+    assert report["verdict"] == "certified"
 
 
 def test_soak_stops_once_a_repeat_leaves_fewer_than_two_nodes() -> None:
@@ -468,3 +479,71 @@ def test_soak_stops_once_a_repeat_leaves_fewer_than_two_nodes() -> None:
     assert [r["measurement"] for r in report["rows"] if r["stage"] == 7][-1] == (
         "repeat 2: fewer than 2 hosts left"
     )
+
+
+def test_an_inventory_without_a_fabric_or_with_an_unknown_instance_type_holds_nothing() -> None:
+    """Both refused in one line naming the variable, before any node is held."""
+    hosts = ["n1", "n2"]
+    for hostvars, want in (
+        ({}, "inventory: gpufabric_fabric must be set, one value for every host"),
+        (
+            {"gpufabric_fabric": "infiniband", "gpufabric_instance_type": "p4de.24xlarg"},
+            "gpufabric_instance_type: 'p4de.24xlarg' is not valid; did you mean 'p4de.24xlarge'?",
+        ),
+    ):
+        inv = Inventory(hosts, "n1", {h: dict(hostvars) for h in hosts}, {})
+        runner = FakeRunner({h: node_report() for h in hosts}, {})
+        holder = Holder("none", runner, "n1")
+        with pytest.raises(UserError) as err:
+            certify(inv, runner, holder, lambda hs, _l: {}, None, Options())
+        assert str(err.value).startswith(want)
+        assert holder.log == [] and runner.script_args == []
+
+
+def test_each_stage_reports_its_own_number_when_done() -> None:
+    """The progress display hears `done` with the stage's number on every path: run, skipped,
+    nobody left."""
+    _report, shown, _calls = run_lab({"a": node_report(), "b": node_report()})
+    done = [c[1] for c in shown.calls if c[0] == "done"]
+    assert done == [1, 2, 3, 4, 5, 6, 7]
+    _report, shown, _calls = run_lab({"a": None, "b": None}, opts=Options(soak_repeats=2))
+    assert [c[1:] for c in shown.calls if c[0] == "done"] == [
+        (n, 2 if n == 1 else 0) for n in range(1, 8)
+    ]
+    _report, shown, _calls = run_lab({"a": node_report()})  # one node: no fabric, no soak
+    assert [c[1] for c in shown.calls if c[0] == "done"] == [1, 2, 3, 4, 5, 6, 7]
+
+
+class Failing(Holder):
+    """A holder that keeps each failure's reason (what Slurm's drain shows)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.fails: list[tuple[str, str]] = []
+
+    def fail(self, host: str, reason: str) -> None:
+        self.fails.append((host, reason))
+        super().fail(host, reason)
+
+
+def test_a_node_failing_a_stage_is_held_with_the_stage_and_reason() -> None:
+    """The hold's reason (what Slurm's drain shows) names the stage by number and name."""
+    runner = FakeRunner(
+        {h: tuned("infiniband", gpus=8) for h in ("n1", "n2", "n3", "n4", "n5")}, {}
+    )
+    holder, shown = Failing("none", runner, "n1"), Shown()
+    report, _ran = run_collectives(
+        lambda hs, coll: p4de() if hs == ["n3", "n4"] else proven(),
+        runner=runner,
+        holder=holder,
+        shown=shown,
+    )
+    why = "transport not proven: the log names none (NCCL_DEBUG=INFO)"
+    assert holder.fails == [
+        ("n3", f"stage 5 collectives: collective: all_reduce leaf2: {why}"),
+        ("n4", f"stage 5 collectives: collective: all_reduce leaf2: {why}"),
+    ]
+    assert ("done", 5, 2) in shown.calls and ("done", 6, 0) in shown.calls
+    assert ("done", 7, 0) in shown.calls
+    passed = [r for r in report["rows"] if r["stage"] == 4]
+    assert {r["measurement"] for r in passed} == {"no-traffic checks + bisection"}
