@@ -336,6 +336,18 @@ def test_what_nccl_ignores_and_why_word_for_word(
          ["error: line 1: regBuff -2: use -1 (any), 0 or 1"]),
         ("allreduce,0,10,ring,simple,8,-1,-1,1,0", []),
         ("allreduce,100,100,ring,simple,8,-1,-1", []),  # one size: min = max matches it
+        ("allreduce,0,10,ring,simple,8,x,-1",
+         ["error: line 1: nNodes 'x' is not an integer (atoi reads 0)",
+          "error: line 1: nNodes 0: use -1 (any) or a positive count"]),
+        ("allreduce,0,10,ring,simple,8,-1,x",
+         ["error: line 1: nRanks 'x' is not an integer (atoi reads 0)",
+          "error: line 1: nRanks 0: use -1 (any) or a positive count"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,x,-1",
+         ["error: line 1: numPipeOps 'x' is not an integer (atoi reads 0)",
+          "error: line 1: numPipeOps 0: use -1 (any) or a positive count"]),
+        ("allreduce,0,10,ring,simple,8,-1,-1,-1,x",
+         ["error: line 1: regBuff 'x' is not an integer (atoi reads 0)"]),
+        ("allreduce,0,10,ring,simple,8,2.5,-1", ["warning: line 1: nNodes '2.5': atoi reads it as 2"]),
         ("allreduce,0,10,ring,simple,x,-1,-1",
          ["error: line 1: channels 'x' is not an integer (atoi reads 0)"]),
         ("allreduce,0,10,ring,simple,+8,-1,-1",
@@ -467,3 +479,26 @@ def test_render_marks_an_empty_comment_line_and_writes_pipeline_fields_when_set(
         "# a\n#\n# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n"
         "allreduce,0,9,ring,simple,8,-1,-1,4,-1\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "caveat", "kept"),
+    [
+        ("allreduce,10,0,ring,simple,8,-1,-1", False, False),  # never matches
+        ("allreduce,0,10,ring,simple,x,-1,-1", False, False),  # channels not an integer
+        ("allreduce,0,10,ring,simple,4.5,-1,-1", False, True),  # atoi reads 4: a warning
+        ("allreduce,0,10,ring,simple,-1,-1,-1", True, False),  # the channel caveat
+        ("allreduce,0,10,ring,simple,-1,-1,-1", False, True),  # -1 as the README has it
+        ("allreduce,0,10,ring,simple,-2,-1,-1", False, False),
+        ("allreduce,0,10,ring,simple,8,0,-1", False, False),  # nNodes 0
+        ("allreduce,0,10,ring,simple,8,-1,-1,-1,2", False, False),  # regBuff 2
+        ("allreduce,0,10,nvls,ll,8,-1,-1", False, True),  # NCCL skips it: a warning
+    ],
+)
+def test_a_line_with_an_error_is_no_rule_and_one_with_warnings_is(
+    line: str, caveat: bool, kept: bool
+) -> None:
+    problems: list[Problem] = []
+    rule = parse_rule(line, 1, problems, caveat)
+    assert (rule is not None) == kept, problems
+    assert bool(errors(problems)) != kept
