@@ -208,6 +208,44 @@ def test_a_scorecard_is_read_back_or_refused_in_one_line() -> None:
         )
 
 
+def test_a_scorecard_whose_fields_compare_cannot_read_is_refused_naming_the_field() -> None:
+    """A scorecard edited by hand or written by something else: each field compare reads is
+    typed, and a wrong one is one line naming the file and the field (never a traceback)."""
+    good = ctrf(report(collectives=[coll("all_reduce leaf1", "all_reduce", 0.9)]))
+    extra = good["results"]["extra"]
+    for field, value, want in (
+        ("verdict", None, "verdict: Input should be a valid string (got None)"),
+        ("hosts", [], "hosts: Input should be a valid dictionary"),
+        ("hosts", {"h1": {"reason": ""}}, "hosts.h1.status: Field required"),
+        ("hosts", {"h1": {"status": 1}}, "hosts.h1.status: Input should be a valid string (got 1)"),
+        ("hosts", {"h1": {"status": "held", "reason": 5}}, "hosts.h1.reason: Input should be"),
+        ("headline", {"all_reduce": 0.9}, "headline.all_reduce: Input should be"),
+        (
+            "headline",
+            {"all_reduce": {"efficiency": "0.9"}},
+            "headline.all_reduce.efficiency: Input should be a valid number (got '0.9')",
+        ),
+        ("headline", {"all_reduce": {"efficiency": True}}, "headline.all_reduce.efficiency:"),
+        ("meta", [], "meta: Input should be"),
+        ("meta", {"fabric": 3}, "meta.fabric: Input should be a valid string (got 3)"),
+        ("meta", {"instance_type": ["p5"]}, "meta.instance_type: Input should be"),
+    ):
+        doc = {**good, "results": {**good["results"], "extra": {**extra, field: value}}}
+        with pytest.raises(UserError) as err:
+            from_ctrf(doc, "new.json")
+        assert str(err.value).startswith(f"new.json: results.extra: {want}"), str(err.value)
+        assert "\n" not in str(err.value)
+    # what compare reads may be absent where it reads it with a default; other keys are kept
+    lean = {"verdict": "certified", "hosts": {"a": {"status": "certified", "x": 1}}}
+    back = from_ctrf({"results": {"extra": {**lean, "headline": {"g": {}}, "meta": {}}}}, "a")
+    assert back["hosts"] == {"a": {"status": "certified", "x": 1}}
+    assert compare(back, back)[1:] == [
+        "fabric: None",
+        "instance_type: None",
+        "g efficiency: None -> None",
+    ]
+
+
 def summary(**over: Any) -> dict[str, Any]:
     base = {
         "verdict": "certified",

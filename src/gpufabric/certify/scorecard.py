@@ -9,7 +9,10 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from gpufabric.errors import UserError
+from gpufabric.inputs.models import validate
 
 SPEC_VERSION = "0.0.0"  # the CTRF specification's own version (a working draft)
 STATUSES = ("passed", "failed", "skipped", "pending", "other")
@@ -90,11 +93,38 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _Read(BaseModel):
+    """What `compare` reads of a scorecard, typed (other keys kept, unread)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+
+class HostVerdict(_Read):
+    status: str
+    reason: str | None = None
+
+
+class Headline(_Read):
+    efficiency: float | None = None
+
+
+class RunMeta(_Read):
+    fabric: str | None = None
+    instance_type: str | None = None
+
+
+class ScorecardSummary(_Read):
+    verdict: str
+    hosts: dict[str, HostVerdict]
+    headline: dict[str, Headline]
+    meta: RunMeta
+
+
 def from_ctrf(doc: Any, name: str) -> dict[str, Any]:
     """The certify data inside a scorecard written by this tool (for compare)."""
     try:
         extra = doc["results"]["extra"]
-        return {
+        out = {
             "verdict": extra["verdict"],
             "hosts": extra["hosts"],
             "headline": extra["headline"],
@@ -104,6 +134,8 @@ def from_ctrf(doc: Any, name: str) -> dict[str, Any]:
         raise UserError(
             f"{name}: not a gpufabric certify scorecard (results.extra missing)"
         ) from None
+    validate(ScorecardSummary, out, where=f"{name}: results.extra")
+    return out
 
 
 def compare(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
