@@ -336,6 +336,15 @@ def test_what_nccl_ignores_and_why_word_for_word(
          ["error: line 1: regBuff -2: use -1 (any), 0 or 1"]),
         ("allreduce,0,10,ring,simple,8,-1,-1,1,0", []),
         ("allreduce,100,100,ring,simple,8,-1,-1", []),  # one size: min = max matches it
+        # character 256 on: blanks (space, tab, CR) are cut harmlessly, anything else is a line
+        ("allreduce,0,65535,tree,ll,4,2,16" + " " * 223 + "X",
+         ["error: line 1: 256 characters: fgets(256) cuts the line after 255 and reads 'X'... as "
+          "another line"]),
+        ("allreduce,0,65535,tree,ll,4,2,16" + " " * 223 + "\f",
+         ["error: line 1: 256 characters: fgets(256) cuts the line after 255 and reads '\\x0c'... "
+          "as another line"]),
+        ("allreduce,0,65535,tree,ll,4,2,16" + " " * 223 + "\r",
+         ["warning: line 1: 256 characters: blanks after 255 cut"]),
         ("allreduce,0,10,ring,simple,8,x,-1",
          ["error: line 1: nNodes 'x' is not an integer (atoi reads 0)",
           "error: line 1: nNodes 0: use -1 (any) or a positive count"]),
@@ -378,6 +387,13 @@ def test_what_nccl_ignores_and_why_word_for_word(
         (" # comment",
          ["warning: line 1: comment not in column 1: read as a 1-field line, ignored"]),
         ("  \t", ["warning: line 1: whitespace-only line: counted, then ignored"]),
+        # only spaces and tabs are blanks to the plugin; a '#' after other characters, or on a
+        # line with a comma, is no comment
+        ("\f", ["error: line 1: 1 fields; the plugin needs 8 to 10 and ignores this line"]),
+        ("X", ["error: line 1: 1 fields; the plugin needs 8 to 10 and ignores this line"]),
+        ("\f# c", ["error: line 1: 1 fields; the plugin needs 8 to 10 and ignores this line"]),
+        ("X# c", ["error: line 1: 1 fields; the plugin needs 8 to 10 and ignores this line"]),
+        (" # a,b", ["error: line 1: 2 fields; the plugin needs 8 to 10 and ignores this line"]),
         ("allreduce,0,10,ring,simple,8,-1,-1\r",
          ["warning: line 1: CRLF line ending: the '\\r' stays in the last field"]),
     ],
@@ -502,3 +518,37 @@ def test_a_line_with_an_error_is_no_rule_and_one_with_warnings_is(
     rule = parse_rule(line, 1, problems, caveat)
     assert (rule is not None) == kept, problems
     assert bool(errors(problems)) != kept
+
+
+def test_every_line_is_checked_after_one_with_a_problem() -> None:
+    text = "\n".join(
+        [
+            "allreduce,0,10,ring,simple,8,-1,-1" + " " * 250 + "x",
+            " # c",
+            "   ",
+            "allreduce,0,10,rings,simple,8,-1,-1",
+            "allreduce,0,10,ring,LL,8,-1,-1",
+        ]
+    )
+    assert [(p.line, p.severity) for p in validate(text, caveat=False)] == [
+        (1, "error"),
+        (2, "warning"),
+        (3, "warning"),
+        (4, "error"),
+        (5, "error"),
+    ]
+
+
+def test_a_line_inside_an_earlier_line_s_sizes_is_never_used_bounds_included() -> None:
+    text = "\n".join(
+        [
+            "allreduce,0,100,ring,simple,8,-1,-1",
+            "allreduce,0,100,tree,ll,8,-1,-1",  # the same sizes
+            "allreduce,0,50,tree,ll,8,-1,-1",  # the same first size
+            "allreduce,50,100,tree,ll,8,-1,-1",  # the same last size
+            "allreduce,50,101,tree,ll,8,-1,-1",  # one size more: used for 101
+        ]
+    )
+    assert [p.text() for p in validate(text, caveat=False)] == [
+        f"warning: line {n}: never used: line 1 matches the same sizes first" for n in (2, 3, 4)
+    ]
