@@ -104,7 +104,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "cloud": (
-        ["src/gpufabric/clouds/aws/nodes.py", "src/gpufabric/clouds/aws/storage.py"],
+        [
+            "src/gpufabric/clouds/aws/nodes.py",
+            "src/gpufabric/clouds/aws/storage.py",
+            "src/gpufabric/clouds/oci/nodes.py",
+            "src/gpufabric/clouds/nebius/nodes.py",
+        ],
         [
             "tests/pulumi/test_aws_plan.py",
             "tests/pulumi/test_golden_plans.py",
@@ -113,6 +118,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_boot_plan.py",
             "tests/pulumi/test_user_data_secret.py",
             "tests/unit/test_cluster_wiring.py",
+            "tests/pulumi/test_oci_plan.py",
+            "tests/pulumi/test_nebius_plan.py",
         ],
     ),
     "topology": (

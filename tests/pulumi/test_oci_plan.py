@@ -10,7 +10,7 @@ from gpufabric.clouds.nebius.cluster import NebiusClusterArgs
 from gpufabric.clouds.nebius.cluster import _check_args as nebius_check
 from gpufabric.clouds.oci.cluster import OciClusterArgs
 from gpufabric.clouds.oci.cluster import _check_args as oci_check
-from gpufabric.clouds.oci.nodes import RDMA_PLUGINS
+from gpufabric.clouds.oci.nodes import RDMA_PLUGINS, _pool_id
 from gpufabric.plan.summary import fabric_summary
 from gpufabric.stack_outputs import parse
 
@@ -21,6 +21,11 @@ OCI_SUBNET = "oci:Core/subnet:Subnet"
 ISLAND = "ocid1.computehpcisland.oc1.iad.aaaaaaaaisland"
 BLOCK = "ocid1.computenetworkblock.oc1.iad.aaaaaaaablock"
 RES = "ocid1.capacityreservation.oc1.iad.aaaaaaaares"
+OCI_SETTINGS = (
+    'gpufabric:oci={"compartmentId": "ocid1.compartment.oc1..aaaaaaaac", "imageId": '
+    '"ocid1.image.oc1.iad.aaaaaaaai", "sshPublicKey": "ssh-ed25519 AAAAC3Nza x"'
+)
+BOOT = ("gpufabric:boot.enabled=true", "gpufabric:oci.bootUrlExpires=2031-01-01T00:00:00Z")
 
 
 def test_oci_cluster_network_holds_every_node_in_the_ad() -> None:
@@ -74,6 +79,31 @@ def test_oci_island_blocks_and_reservation_reach_the_resources() -> None:
     assert cn.inputs["clusterConfiguration"] == {"hpcIslandId": ISLAND, "networkBlockIds": [BLOCK]}
     (conf,) = plan.of_type(OCI_CONF)
     assert conf.inputs["instanceDetails"]["launchDetails"]["capacityReservationId"] == RES
+
+
+def test_oci_island_alone_sends_no_network_blocks() -> None:
+    """An island without blocks: OCI picks the blocks inside it (no empty list sent)."""
+    plan = plan_for("oci-h100", f'{OCI_SETTINGS}, "hpcIslandId": "{ISLAND}"}}')
+    (cn,) = plan.of_type(OCI_CN)
+    assert cn.inputs["clusterConfiguration"] == {"hpcIslandId": ISLAND}
+
+
+def test_oci_boot_bundle_bucket_carries_the_stacks_tags() -> None:
+    plan = plan_for("oci-h100", 'gpufabric:tags={"team": "ml"}', *BOOT)
+    (bucket,) = plan.of_type("oci:ObjectStorage/bucket:Bucket")
+    assert bucket.inputs["freeformTags"] == {
+        "gpufabric-cluster": "oci-h100",
+        "gpufabric-stack": "oci-h100",
+        "team": "ml",
+    }
+
+
+def test_oci_node_group_has_no_id_until_the_cluster_network_has_its_pool() -> None:
+    assert _pool_id(None) is None
+    assert _pool_id([]) is None
+    assert _pool_id([{"id": "ocid1.instancepool.oc1.iad.a", "size": 16}]) == (
+        "ocid1.instancepool.oc1.iad.a"
+    )
 
 
 def test_oci_outputs_say_how_to_find_the_nodes() -> None:

@@ -20,6 +20,7 @@ from gpufabric.plan import Plan, run_plan, runner
 from gpufabric.plan.mocks import CapturingMonitor, RecordingMocks
 
 RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
+OCI_BOOT_EXPIRES = "gpufabric:oci.bootUrlExpires=2031-01-01T00:00:00Z"
 ONE = "cr-0123456789abcdef0"
 RESERVED = f'gpufabric:capacity={{"type": "reservation", "reservationId": "{ONE}"}}'
 SHARES = [
@@ -112,6 +113,7 @@ def check_tree(plan: Plan, tree: Tree, cloud: str) -> str:
         ("gcp-a3-mega", ()),
         ("gcp-a3-ultra", ()),
         ("oci-h100", ()),
+        ("oci-h100", ("gpufabric:boot.enabled=true", OCI_BOOT_EXPIRES)),
     ],
 )
 def test_every_resource_sits_under_one_cluster_component(

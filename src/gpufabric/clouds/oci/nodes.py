@@ -121,10 +121,10 @@ def build_nodes(
 
 
 def _pool_id(pools: Any) -> str | None:
+    """The id of the cluster network's one instance pool; None while it has none. Pulumi hands
+    each pool over as a dict (pulumi-oci's output types are dict subclasses)."""
     first = (pools or [None])[0]
-    if first is None:
-        return None
-    return first.get("id") if isinstance(first, dict) else getattr(first, "id", None)
+    return None if first is None else first.get("id")
 
 
 def _launch_details(
