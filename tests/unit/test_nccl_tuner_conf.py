@@ -552,3 +552,24 @@ def test_a_line_inside_an_earlier_line_s_sizes_is_never_used_bounds_included() -
     assert [p.text() for p in validate(text, caveat=False)] == [
         f"warning: line {n}: never used: line 1 matches the same sizes first" for n in (2, 3, 4)
     ]
+
+
+@pytest.mark.parametrize(
+    ("first", "said"),
+    [
+        ("allreduce,0,100,nvls,simple,8,-1,-1",
+         ["warning: line 2: never used: line 1 matches the same sizes first"]),
+        ("allreduce,0,100,nvls,simple,8,2,16",
+         ["warning: line 1: nvls across nodes needs CollNet (SHARP); NCCL turns it off without: "
+          "NCCL marks it IGNORE and the next matching line applies"]),
+        ("allgather,0,100,pat,simple,8,2,16",
+         ["warning: line 1: pat needs one rank per node (16 ranks on 2 nodes): NCCL marks it "
+          "IGNORE and the next matching line applies"]),
+        ("allgather,0,100,pat,simple,8,2,2",
+         ["warning: line 2: never used: line 1 matches the same sizes first"]),
+    ],
+)  # fmt: skip
+def test_a_line_nccl_ignores_shadows_nothing(first: str, said: list[str]) -> None:
+    coll, _, _, _, _, _, nodes, ranks = first.split(",")
+    second = f"{coll},0,100,ring,simple,8,{nodes},{ranks}"
+    assert messages(f"{first}\n{second}\n", caveat=False) == said
