@@ -21,11 +21,14 @@ from gpufabric.nccl.tune.tunerconf import (
     SIZE_MAX,
     Problem,
     TunerRule,
+    atoi,
     choose,
     errors,
     parse_rule,
+    plugin_fields,
     read_rule,
     render,
+    strtoull,
     validate,
 )
 
@@ -468,6 +471,7 @@ def test_gaps_in_coverage_are_named_by_their_first_and_last_byte() -> None:
         f"error: file: allreduce bytes {SIZE_MAX}..{SIZE_MAX} match no line: NCCL would run them "
         "on 1 channel (channel caveat)"
     ]
+    assert [p.line for p in validate(last)] == [0]  # a whole-file problem: line 0
     split = "\n".join(
         [
             *lines,
@@ -573,3 +577,48 @@ def test_a_line_nccl_ignores_shadows_nothing(first: str, said: list[str]) -> Non
     coll, _, _, _, _, _, nodes, ranks = first.split(",")
     second = f"{coll},0,100,ring,simple,8,{nodes},{ranks}"
     assert messages(f"{first}\n{second}\n", caveat=False) == said
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("0x10", 0), ("-1", SIZE_MAX), ("-2", SIZE_MAX - 1), ("-0", 0), ("+7", 7),
+        ("  42abc", 42), ("\t\n5", 5), ("", 0), ("abc", 0),
+        ("18446744073709551616", SIZE_MAX), ("99999999999999999999999", SIZE_MAX),
+    ],
+)  # fmt: skip
+def test_strtoull_reads_sizes_as_c_does(text: str, value: int) -> None:
+    assert strtoull(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("4.5", 4), ("-3", -3), ("+3", 3), (" 12", 12), ("\v-8z", -8), ("x", 0), ("", 0), ("-", 0)],
+)
+def test_atoi_reads_numbers_as_c_does(text: str, value: int) -> None:
+    assert atoi(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "fields", "shifted"),
+    [
+        ("a,,b", ["a", "b"], True),
+        (",a", ["a"], True),
+        ("a,b,,", ["a", "b"], False),  # trailing commas: nothing after them
+        (" a\t, b ,c", ["a", "b", "c"], False),  # spaces and tabs trimmed
+        ("1,2,3,4,5,6,7,8,9,10,11,12", [str(n) for n in range(1, 11)], False),
+        ("", [], False),
+    ],
+)
+def test_plugin_fields_as_strtok_splits_them(text: str, fields: list[str], shifted: bool) -> None:
+    assert plugin_fields(text) == (fields, shifted)
+
+
+def test_read_rule_falls_back_silently_and_fills_the_optional_fields() -> None:
+    assert read_rule("allreduce,0,10,ring,simple,8,-1") is None  # 7 fields: ignored
+    assert read_rule("foo,0,10,bar,baz,8,2,16,4") == TunerRule(
+        "allreduce", 0, 10, "ring", "simple", 8, 2, 16, 4, -1
+    )
+    assert read_rule("allgather, 5 ,0x10,tree,ll128,4.5,2,16,3,1,99") == TunerRule(
+        "allgather", 5, 0, "tree", "ll128", 4, 2, 16, 3, 1
+    )
