@@ -215,7 +215,9 @@ def test_without_a_channel_count_in_the_default_run_one_per_nic_at_least_two(
     net_devices: int, channels: int
 ) -> None:
     default = capture("all_reduce.default", table(TIMES["all_reduce.default"]))
-    result = pick(plan(net_devices=net_devices), captures(**{"all_reduce.default": default}))
+    tree = capture("all_reduce.tree", table(TIMES["all_reduce.tree"]), channels=32)  # not NCCL's
+    found = captures(**{"all_reduce.default": default, "all_reduce.tree": tree})
+    result = pick(plan(net_devices=net_devices), found)
     assert result.default_channels == channels
 
 
@@ -341,3 +343,22 @@ def test_a_recording_in_nccl_tests_json_is_read_as_the_trial_s_collective(tmp_pa
     trial = Trial("all_gather.default", "all_gather", 8, 8)
     (result,) = RecordedRunner(tmp_path).run(trial).results
     assert result.collective == "all_gather" and result.rows[0].out_of_place.time_us == 9.5  # type: ignore[union-attr]
+
+
+def test_buckets_with_the_same_choice_around_an_unmeasured_one_are_not_merged() -> None:
+    """No trial measured `mid`: its sizes are left to the catch-all line, not to tree."""
+    sizes = (512, 1 << 20, 2 << 20)
+    times = {
+        "all_reduce.default": (10.0, 100.0, 200.0),
+        "all_reduce.tree": (5.0, 50.0, 100.0),
+        "all_reduce.ring": (8.0, 60.0, 120.0),
+    }
+    trials = tuple(t for t in TRIALS if t.id in times)
+    found = {t: capture(t, table(x, sizes)) for t, x in times.items()}
+    result = pick(plan(trials), found)
+    assert [p.bucket for p in result.picks] == ["small", "large", "huge"]
+    lines = [line for line in result.tuner_conf().splitlines() if not line.startswith("#")]
+    assert lines[:2] == [
+        "allreduce,0,1023,tree,ll,8,2,16",
+        f"allreduce,{1 << 20},{SIZE_MAX},tree,ll,8,2,16",
+    ]
