@@ -21,6 +21,8 @@ import pytest
 
 from gpufabric.bundle import boot, render, userdata
 
+# the node's own paths, as the script has them (the tests put them under tmp_path)
+NODE_RESULT, NODE_LOG = str(boot.RESULT_PATH), str(boot.LOG_PATH)
 RECAP = "PLAY RECAP ***\n{host}   : ok={ok}    changed={changed}    unreachable=0    failed=0\n"
 
 
@@ -51,6 +53,14 @@ class Runner:
             (Path(argv[3]) / "bin").mkdir(parents=True)
         kw["stdout"].write(f"({word} output)\n")
         return subprocess.CompletedProcess(argv, self.codes.get(word, 0))
+
+
+@pytest.fixture(autouse=True)
+def node_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The node's fixed paths under tmp_path: no test (nor a mutant of the script) writes to
+    /var or /opt of the machine running the tests."""
+    for name in ("RESULT_PATH", "LOG_PATH", "WORKDIR", "VENVS"):
+        monkeypatch.setattr(boot, name, tmp_path / "node" / name.lower())
 
 
 @pytest.fixture
@@ -116,6 +126,8 @@ def test_first_boot_runs_each_playbook_and_writes_the_result(
     code, result = _main(tmp_path, cfg)
     assert code == 0
     sha = cfg["sha256"]
+    playbook = str(tmp_path / "py" / "bin" / "ansible-playbook")  # beside the interpreter
+    assert [c[0][0] for c in runner.calls] == [playbook, playbook]
     assert [c[0][-1] for c in runner.calls] == [
         str(tmp_path / "work" / "bundles" / sha / "playbooks" / "a.yml"),
         str(tmp_path / "work" / "bundles" / sha / "playbooks" / "b.yml"),
@@ -125,6 +137,7 @@ def test_first_boot_runs_each_playbook_and_writes_the_result(
     assert "finished" not in runner.seen_result[0] and "recap" not in runner.seen_result[0]
     started, finished = result.pop("started"), result.pop("finished")
     assert (round(started, 3), round(finished, 3)) == (started, finished)  # milliseconds
+    assert isinstance(finished, float) and isinstance(result["seconds"], float)
     assert started <= finished and result.pop("seconds") == round(finished - started, 1)
     assert result == {
         "status": "configured",
@@ -161,12 +174,12 @@ def test_defaults_where_the_settings_name_no_paths_runtime_or_host(
 ) -> None:
     """Missing result, log, workdir: the node's fixed paths; runtime: a venv from the node's
     package index; host: the short host name."""
-    assert (str(boot.RESULT_PATH), str(boot.LOG_PATH)) == (
+    assert (NODE_RESULT, NODE_LOG) == (
         userdata.RESULT_PATH,
         userdata.LOG_PATH,
     )
     monkeypatch.setattr(boot, "RESULT_PATH", tmp_path / "var" / "result.json")
-    monkeypatch.setattr(boot, "LOG_PATH", tmp_path / "var" / "log" / "boot.log")
+    monkeypatch.setattr(boot, "LOG_PATH", tmp_path / "var" / "log" / "gf" / "boot.log")
     monkeypatch.setattr(boot, "WORKDIR", tmp_path / "var" / "bundle")
     monkeypatch.setattr(boot, "VENVS", tmp_path / "opt")
     monkeypatch.setattr(boot.socket, "gethostname", lambda: "gpu-7.cluster.internal")
@@ -178,8 +191,8 @@ def test_defaults_where_the_settings_name_no_paths_runtime_or_host(
     code, result = _main(tmp_path, cfg)
     assert code == 0, result["reason"]
     assert (result["host"], result["version"]) == ("gpu-7", "")
-    assert result["log"] == str(tmp_path / "var" / "log" / "boot.log")
-    assert (tmp_path / "var" / "log" / "boot.log").read_text().endswith("configured \n")
+    assert result["log"] == str(tmp_path / "var" / "log" / "gf" / "boot.log")
+    assert (tmp_path / "var" / "log" / "gf" / "boot.log").read_text().endswith("configured \n")
     assert (tmp_path / "var" / "bundle" / cfg["sha256"] / "ansible.cfg").is_file()
     venv = runner.calls[0][0]
     assert venv[1:3] == ["-m", "venv"] and venv[3].startswith(str(tmp_path / "opt" / "venv-"))
@@ -188,6 +201,25 @@ def test_defaults_where_the_settings_name_no_paths_runtime_or_host(
         str(Path(venv[3]) / "bin" / "ansible-playbook"), "-c", "local", "-i",
         str(tmp_path / "var" / "bundle" / f"{cfg['sha256']}.inventory.yml"), "--limit", "gpu-7",
     ]  # fmt: skip
+
+
+def test_the_settings_auth_is_how_the_bundle_is_fetched(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[Any, str]] = []
+
+    def auth_headers(auth: Any, url: str) -> dict[str, str]:
+        asked.append((auth, url))
+        return {}
+
+    monkeypatch.setattr(boot, "auth_headers", auth_headers)
+    auth = {"kind": "bearer", "token_url": "http://169.254.169.254/t"}
+    cfg = _settings(tmp_path, _bundle_bytes(), auth=auth)
+    assert _main(tmp_path, cfg)[0] == 0
+    assert asked == [(auth, cfg["url"])]
+    asked.clear()
+    assert _main(tmp_path, _settings(tmp_path, _bundle_bytes()))[0] == 0
+    assert asked == [(None, cfg["url"])]
 
 
 def test_a_tampered_bundle_runs_nothing_and_exits_1(tmp_path: Path, runner: Runner) -> None:

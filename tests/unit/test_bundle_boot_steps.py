@@ -209,6 +209,7 @@ def test_write_result_makes_the_file_with_its_mode_from_the_start(
     finally:
         os.umask(old)
     assert modes == [0o600]
+    assert os.listdir(tmp_path / "etc") == ["boot.json"]  # the stale temporary file gone
     assert path.read_text() == '{\n  "a": [\n    2\n  ],\n  "b": 1\n}\n'
 
 
@@ -274,6 +275,51 @@ def test_fetch_names_the_http_reason_and_succeeds_on_a_later_try(
     assert str(err.value) == (
         "bundle http://store.example/b.tar.gz: not fetched after 1 tries (connection refused)"
     )
+
+
+def test_fetch_names_a_failure_that_has_no_reason_and_tries_at_least_zero_times(
+    monkeypatch: pytest.MonkeyPatch, sleeps: list[float]
+) -> None:
+    def urlopen(request: Any, timeout: float) -> Any:
+        raise ConnectionResetError("reset by peer")
+
+    monkeypatch.setattr(boot.urllib.request, "urlopen", urlopen)
+    with pytest.raises(boot.BootError) as err:
+        boot.fetch("https://s.example/b", tries=1)
+    assert str(err.value) == "bundle https://s.example/b: not fetched after 1 tries (reset by peer)"
+    with pytest.raises(boot.BootError) as err:
+        boot.fetch("https://s.example/b", tries=0)
+    assert str(err.value) == "bundle https://s.example/b: not fetched after 0 tries ()"
+
+
+class _Endless:
+    """An answer that never ends: read() without a size would never return."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def __enter__(self) -> _Endless:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def read(self, size: int | None = None) -> bytes:
+        assert size is not None and size >= 0, "read without a limit"
+        self.sizes.append(size)
+        return b"x" * size
+
+
+def test_fetch_reads_no_more_than_one_byte_past_the_limit(
+    monkeypatch: pytest.MonkeyPatch, sleeps: list[float]
+) -> None:
+    answer = _Endless()
+    monkeypatch.setattr(boot, "MAX_BUNDLE", 8)
+    monkeypatch.setattr(boot.urllib.request, "urlopen", lambda request, timeout: answer)
+    with pytest.raises(boot.BootError) as err:
+        boot.fetch("https://s.example/b")
+    assert str(err.value) == "bundle https://s.example/b: larger than 8 bytes"
+    assert len(answer.sizes) == 1 and 8 < answer.sizes[0] <= 16
 
 
 def test_fetch_refuses_a_bundle_larger_than_the_limit(
@@ -468,6 +514,7 @@ def test_fetch_asks_for_fresh_credentials_each_try(
     tokens = iter([boot.BootError("node identity: down"), "T2"])
 
     def auth_headers(auth: Any, url: str) -> dict[str, str]:
+        assert url == URL
         token = next(tokens)
         if isinstance(token, Exception):
             raise token
