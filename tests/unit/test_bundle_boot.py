@@ -1,6 +1,6 @@
 """The boot script in-process: main, the Ansible runtime and the plays, with a fake runner.
 
-test_bundle.py runs the script for real (`python boot.py` and the real ansible-playbook); here
+test_bundle_boot_real.py runs the script for real (`python boot.py` and the real ansible-playbook); here
 its functions are called in this process with temporary paths and `subprocess.run` replaced by
 a runner that records each command and answers like pip / ansible-playbook would: what it
 runs, with which environment, what it writes (the result, the log, the settings on day 2),
