@@ -120,6 +120,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_cluster_wiring.py",
             "tests/pulumi/test_oci_plan.py",
             "tests/pulumi/test_nebius_plan.py",
+            "tests/unit/test_cluster_wiring_azure_nebius.py",
+            "tests/unit/test_inputs_cloud_writers.py",
         ],
     ),
     "topology": (

@@ -61,6 +61,19 @@ def test_nebius_cloud_init_user_data_kept_byte_for_byte() -> None:
     assert yaml.safe_load(text)["write_files"][0]["content"] == script
 
 
+def test_nebius_cloud_init_writes_the_user_data_executable_and_runs_it() -> None:
+    script = "#!/bin/sh\necho ready\n"
+    doc = yaml.safe_load(_cloud_init(_nebius("me", script)))
+    assert doc["write_files"] == [
+        {"path": "/var/lib/gpufabric/user-data", "permissions": "0700", "content": script}
+    ]
+    assert doc["runcmd"] == [["/var/lib/gpufabric/user-data"]]
+    user = doc["users"][0]
+    assert (user["sudo"], user["shell"]) == ("ALL=(ALL) NOPASSWD:ALL", "/bin/bash")
+    without = yaml.safe_load(_cloud_init(_nebius("me")))
+    assert "write_files" not in without and "runcmd" not in without
+
+
 def test_mount_command_is_one_quoted_command() -> None:
     from gpufabric.inputs.writers import shell_words
 
