@@ -622,3 +622,10 @@ def test_read_rule_falls_back_silently_and_fills_the_optional_fields() -> None:
     assert read_rule("allgather, 5 ,0x10,tree,ll128,4.5,2,16,3,1,99") == TunerRule(
         "allgather", 5, 0, "tree", "ll128", 4, 2, 16, 3, 1
     )
+    # only spaces and tabs are trimmed: a name with any other character is unknown
+    assert read_rule("allreduce,0,10,tree\v,ll,8,-1,-1") == TunerRule(
+        "allreduce", 0, 10, "ring", "ll", 8
+    )
+    assert read_rule("allreduce,0,10,Xtree,ll,8,-1,-1") == TunerRule(
+        "allreduce", 0, 10, "ring", "ll", 8
+    )
