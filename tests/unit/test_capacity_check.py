@@ -73,8 +73,30 @@ def test_json_names_every_planned_unit_and_each_leaf_once():
         "leaves": ["leaf-a", "leaf-b"],
         "inside": ["n1", "n2"],
         "outside": [{"node": "n3", "landedOn": "leaf-c"}],
+        "notChecked": [],
     }
     assert result.lines() == [
         "2 node(s) inside the 3 planned unit(s) (2 leaf/leaves); 1 outside",
         "  outside: n3 on leaf-c",
     ]
+
+
+def test_nodes_the_topology_left_out_are_named_as_not_checked():
+    cap = Capacity((Unit("r1", "leaf-a", 4),), "aws")
+    why = "n9 (g): instance i9 is not running (stopped); left out"
+    topo = Topology(
+        (Host("n1", ("top", "leaf-a")),),
+        source="aws",
+        skipped=(("discovery", why), ("i-7", "not in the names file")),
+    )
+    result = landed_outside(cap, ["r1"], topo)
+    assert result.lines() == [
+        "1 node(s) inside the 1 planned unit(s) (1 leaf/leaves); 0 outside",
+        f"  not checked: discovery: {why}",
+        "  not checked: i-7: not in the names file",
+    ]
+    assert result.to_dict()["notChecked"] == [
+        {"name": "discovery", "why": why},
+        {"name": "i-7", "why": "not in the names file"},
+    ]
+    assert result.outside == ()

@@ -25,12 +25,14 @@ def _outputs(cloud: str, stack: str = "s1") -> Any:
     return cast(Any, SimpleNamespace(cluster=SimpleNamespace(cloud=cloud, stack=stack)))
 
 
-def _discovered(monkeypatch: pytest.MonkeyPatch, nodes: list[Node]) -> list[dict[str, Any]]:
+def _discovered(
+    monkeypatch: pytest.MonkeyPatch, nodes: list[Node], warnings: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
 
     def live(outputs: Any, client: Any = None, *, topology: bool = True) -> Found:
         calls.append({"cloud": outputs.cluster.cloud, "client": client, "topology": topology})
-        return Found(nodes=list(nodes))
+        return Found(nodes=list(nodes), warnings=list(warnings))
 
     monkeypatch.setattr(discovery, "live", live)
     return calls
@@ -156,3 +158,23 @@ def test_only_a_cloud_whose_topology_source_reads_live_is_asked_by_instance_id()
     assert landed_mod._topology_reads_live("aws")
     assert not landed_mod._topology_reads_live("gcp")
     assert not landed_mod._topology_reads_live("oci")
+
+
+LEFT_OUT = "n9 (g): instance i9 is not running (stopped); left out"
+
+
+def test_the_nodes_discovery_left_out_are_kept_with_why(monkeypatch: pytest.MonkeyPatch):
+    """A node discovery leaves out (not running, outside the stack's network) is not checked:
+    it is named with discovery's reason, not dropped without a word."""
+    _discovered(monkeypatch, [Node("n1", "10.0.0.1", "g", leaf="lb1")], (LEFT_OUT,))
+    topo = landed(_outputs("oci"), None)
+    assert topo.skipped == (("discovery", LEFT_OUT),)
+    _discovered(monkeypatch, [Node("n1", "10.0.0.1", "g", instance_id="i-1")], (LEFT_OUT,))
+    source = Topology(
+        (Host("i-1", ("t", "leaf"), instance_id="i-1"),),
+        source="aws",
+        skipped=(("i-7", "not in the names file"),),
+    )
+    _live_source(monkeypatch, source)
+    topo = landed(_outputs("aws"), "us-east-1")
+    assert topo.skipped == (("i-7", "not in the names file"), ("discovery", LEFT_OUT))

@@ -22,6 +22,7 @@ class Landed:
     leaves: tuple[str, ...]
     inside: tuple[str, ...]
     outside: tuple[tuple[str, str], ...]  # (node, where it landed)
+    left_out: tuple[tuple[str, str], ...] = ()  # (node or who left it out, why): not checked
 
     def lines(self) -> list[str]:
         out = [
@@ -29,6 +30,7 @@ class Landed:
             f"({len(self.leaves)} leaf/leaves); {len(self.outside)} outside"
         ]
         out += [f"  outside: {node} on {where}" for node, where in self.outside]
+        out += [f"  not checked: {who}: {why}" for who, why in self.left_out]
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -37,6 +39,7 @@ class Landed:
             "leaves": list(self.leaves),
             "inside": list(self.inside),
             "outside": [{"node": n, "landedOn": w} for n, w in self.outside],
+            "notChecked": [{"name": n, "why": w} for n, w in self.left_out],
         }
 
 
@@ -61,4 +64,6 @@ def landed_outside(capacity: Capacity, planned: Sequence[str], topology: Topolog
         else:
             outside.append((host.name, host.leaf))
     outside += [(name, "no position reported") for name in topology.unplaced]
-    return Landed(tuple(planned), tuple(sorted(leaves)), tuple(inside), tuple(outside))
+    return Landed(
+        tuple(planned), tuple(sorted(leaves)), tuple(inside), tuple(outside), topology.skipped
+    )

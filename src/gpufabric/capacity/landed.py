@@ -60,7 +60,11 @@ def landed(
         topology = apply_names(load(cloud, region=region, instance_ids=sorted(names)), names)
         placed = {h.name for h in topology.hosts} | set(topology.unplaced)
         missing = tuple(n.name for n in found.nodes if n.name not in placed)
-        return replace(topology, unplaced=topology.unplaced + missing)
+        return replace(
+            topology,
+            unplaced=topology.unplaced + missing,
+            skipped=topology.skipped + _left_out(found.warnings),
+        )
     where = {
         n.name: n.path or ((n.leaf,) if n.leaf else (positions or {}).get(n.instance_id, ()))
         for n in found.nodes
@@ -79,4 +83,9 @@ def landed(
             Arg("landed"),
             f" FILE ({spec.topology_input or 'a recorded topology'})",
         )
-    return Topology(hosts, source=origin, unplaced=unplaced)
+    return Topology(hosts, source=origin, unplaced=unplaced, skipped=_left_out(found.warnings))
+
+
+def _left_out(warnings: list[str]) -> tuple[tuple[str, str], ...]:
+    """What discovery left out, and why (a node not running, outside the stack's network...)."""
+    return tuple(("discovery", w) for w in warnings)
