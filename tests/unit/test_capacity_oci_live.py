@@ -210,10 +210,16 @@ def test_live_compute_hosts_are_the_clis_listing() -> None:
     from gpufabric.clouds.oci.live import kebab
 
     hosts = [_host(1, "nb1"), _host(2, "nb1")]
-    docs = capacity.CapacityClient("us-ashburn-1", FakeCompute([], [], hosts)).read(
-        COMPARTMENT, ZONE
-    )
+    fake = FakeCompute([], [], hosts)
+    docs = capacity.CapacityClient("us-ashburn-1", fake).read(COMPARTMENT, ZONE)
     assert docs == [("oci ListComputeHosts", {"data": {"items": [kebab(h) for h in hosts]}})]
+    in_zone = {"availability_domain": ZONE}
+    assert fake.calls == [
+        ("topologies", COMPARTMENT, in_zone),
+        ("topologies", COMPARTMENT, {**in_zone, "page": "p2"}),
+        ("hosts", COMPARTMENT, in_zone),
+        ("hosts", COMPARTMENT, {**in_zone, "page": "p2"}),
+    ]
 
 
 def test_live_listing_errors_name_the_call_and_region() -> None:
