@@ -159,22 +159,51 @@ def test_global_settings_kept_only_above_min_gain_and_within_max_regression() ->
     )
 
 
-def test_a_global_setting_at_exactly_min_gain_is_kept() -> None:
-    gain = 1 + float(sweep_space()["min_gain"])
+@pytest.mark.parametrize(("above", "kept"), [(0.001, True), (-0.001, False)])
+def test_a_global_setting_is_kept_from_min_gain_on(above: float, kept: bool) -> None:
+    gain = 1 + float(sweep_space()["min_gain"]) + above
     only = {
         "all_reduce.small": capture("all_reduce.small", table((10.0, 20.0, 100 / gain, 200 / gain)))
     }
     trials = tuple(t for t in TRIALS if t.id not in ("all_reduce.buff", "all_reduce.uneven"))
-    assert pick(plan(trials), captures(**only)).global_env == {"NCCL_X": "1"}
+    assert pick(plan(trials), captures(**only)).global_env == ({"NCCL_X": "1"} if kept else {})
 
 
-def test_a_global_setting_that_breaks_a_run_or_measures_no_large_size_is_no_candidate() -> None:
-    broken = capture("all_reduce.buff", model.TestsResult("all_reduce", (), complete=False))
-    small_only = capture("all_reduce.uneven", table((5.0,), (512,)))
-    result = pick(plan(), captures(**{"all_reduce.buff": broken, "all_reduce.uneven": small_only}))
+@pytest.mark.parametrize(
+    ("broken", "small_only"),
+    [("all_reduce.buff", "all_reduce.uneven"), ("all_reduce.uneven", "all_reduce.buff")],
+)
+def test_a_global_setting_that_breaks_a_run_or_measures_no_large_size_is_no_candidate(
+    broken: str, small_only: str
+) -> None:
+    """Either one before NCCL_X: the settings after it are still weighed."""
+    found = captures(
+        **{
+            broken: capture(broken, model.TestsResult("all_reduce", (), complete=False)),
+            small_only: capture(small_only, table((5.0,), (512,))),
+        }
+    )
+    result = pick(plan(), found)
     assert result.global_gains == {"NCCL_X=1": pytest.approx(0.02)}
     assert result.global_env == {}
-    assert result.failed_trials == ["all_reduce.buff"]
+    assert result.failed_trials == [broken]
+
+
+def test_the_node_count_of_a_table_without_rank_lines_comes_from_its_figures() -> None:
+    """busbw / algbw = 2 * 15/16: 16 ranks, 8 GPUs a node: 2 nodes, as `--nodes` says; the same
+    table is refused for 4 nodes."""
+    unnamed = {
+        tid: Capture(f"{tid}.txt", (table(times),), DebugInfo(coll_channels=24))
+        for tid, times in TIMES.items()
+    }
+    assert pick(plan(), unnamed).global_env == {"NCCL_BUFFSIZE": "8388608"}
+    four = Plan("p5.48xlarge", 4, 8, 8, ("all_reduce",), (SMALL, MID, LARGE, HUGE), TRIALS)
+    with pytest.raises(UserError) as err:
+        pick(four, unnamed)
+    assert str(err.value) == (
+        "nodes: 4 is not valid for trial all_reduce.buff: its output was recorded on 2 nodes "
+        "(all_reduce.buff.txt)"
+    )
 
 
 def test_tuner_lines_merge_adjacent_buckets_with_the_same_choice() -> None:
