@@ -37,6 +37,7 @@ def _repo(tmp: Path) -> Path:
         "plugins/filter/f.py": "X = 1\n",
         "plugins/filter/f.pyc": "junk",
         "plugins/filter/f.pyo": "junk",
+        "plugins/filter/g.py": "G = 1\n",  # after the compiled files: still bundled
         "plugins/.mypy_cache/m": "junk",
         "plugins/.ruff_cache/r": "junk",
         "not-bundled.txt": "x",
@@ -127,7 +128,7 @@ def test_contents_are_the_repository_parts_the_library_and_the_manifest(tmp_path
     }
     assert set(files) == {
         "ansible.cfg", "playbooks/other.yml", "playbooks/site.yml", "roles/r/tasks/main.yml",
-        "plugins/filter/f.py", "groups/g1.json", "groups/g2.json", "hosts/h1.json",
+        "plugins/filter/f.py", "plugins/filter/g.py", "groups/g1.json", "groups/g2.json", "hosts/h1.json",
         "hosts/h2.json", "node-requirements.txt", "manifest.json", *lib,
     }  # fmt: skip
     assert list(files)[-1] == "manifest.json"
