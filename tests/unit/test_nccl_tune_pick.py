@@ -393,3 +393,32 @@ def test_buckets_with_the_same_choice_around_an_unmeasured_one_are_not_merged() 
         "allreduce,0,1023,tree,ll,8,2,16",
         f"allreduce,{1 << 20},{SIZE_MAX},tree,ll,8,2,16",
     ]
+
+
+def test_choices_are_weighed_per_collective() -> None:
+    """all_reduce's tree trial is no candidate for all_gather, however fast it ran."""
+    gather = (
+        Trial("all_gather.default", "all_gather", 8, 2 << 20),
+        Trial("all_gather.ring", "all_gather", 8, 2 << 20, (), "choice", RING),
+    )
+    trials = (*TRIALS[:3], *gather)
+    found = {t.id: capture(t.id, table(TIMES[t.id])) for t in TRIALS[:3]}
+    found["all_gather.default"] = capture("all_gather.default", table((10.0, 20.0, 100.0, 200.0)))
+    found["all_gather.ring"] = capture("all_gather.ring", table((9.0, 19.0, 99.0, 199.0)))
+    two = Plan(
+        "p5.48xlarge", 2, 8, 8, ("all_reduce", "all_gather"), (SMALL, MID, LARGE, HUGE), trials
+    )
+    result = pick(two, found)
+    assert [(p.collective, p.bucket, p.choice, p.candidates) for p in result.picks][4:] == [
+        ("all_gather", b.name, RING, 1) for b in (SMALL, MID, LARGE, HUGE)
+    ]
+
+
+def test_the_curves_leave_out_the_zero_byte_row() -> None:
+    sizes = (0, 1, 512, 4096, 1 << 20, 2 << 20)
+    found = {
+        tid: capture(tid, table((7.0, *times[:1], *times), sizes)) for tid, times in TIMES.items()
+    }
+    curves = pick(plan(), found).curves["all_reduce"]
+    assert [size for size, _ in curves["default"]] == list(sizes[1:])
+    assert [size for size, _ in curves["tuned"]] == list(sizes[1:])
