@@ -382,6 +382,9 @@ def test_what_nccl_ignores_and_why_word_for_word(
          ["warning: line 1: max_bytes 18446744073709551616 exceeds size_t: strtoull reads "
           "18446744073709551615"]),
         ("allreduce,0,18446744073709551615,ring,simple,16,-1,-1", []),
+        ("allreduce,0,-18446744073709551616,ring,simple,16,-1,-1",
+         ["error: line 1: max_bytes '-18446744073709551616': strtoull reads it as "
+          "18446744073709551615"]),
         ("allreduce,0,65535,tree,ll,4,2,16" + " " * 224,
          ["warning: line 1: 256 characters: blanks after 255 cut"]),
         ("allreduce,0,10,ring,simple,8,-1,-1" + " " * 250 + "x",
@@ -585,6 +588,8 @@ def test_a_line_nccl_ignores_shadows_nothing(first: str, said: list[str]) -> Non
         ("0x10", 0), ("-1", SIZE_MAX), ("-2", SIZE_MAX - 1), ("-0", 0), ("+7", 7),
         ("  42abc", 42), ("\t\n5", 5), ("", 0), ("abc", 0),
         ("18446744073709551616", SIZE_MAX), ("99999999999999999999999", SIZE_MAX),
+        # a minus sign wraps a value in range and leaves an overflow at the largest size
+        ("-18446744073709551615", 1), ("-18446744073709551616", SIZE_MAX),
     ],
 )  # fmt: skip
 def test_strtoull_reads_sizes_as_c_does(text: str, value: int) -> None:

@@ -52,12 +52,15 @@ _C_NUMBER = re.compile(r"^[ \t\n\v\f\r]*([+-]?)(\d*)")
 
 
 def strtoull(text: str) -> int:
-    """C strtoull(text, NULL, 10): leading digits; none -> 0; '-n' wraps; overflow saturates."""
+    """C strtoull(text, NULL, 10): leading digits; none -> 0; '-n' wraps; overflow saturates,
+    with a minus sign too (glibc: ULLONG_MAX, not its negation)."""
     m = _C_NUMBER.match(text)
     assert m is not None  # the pattern matches any string
     sign, digits = m.groups()
-    value = min(int(digits), SIZE_MAX) if digits else 0
-    return (SIZE_MAX + 1 - value) % (SIZE_MAX + 1) if sign == "-" and value else value
+    value = int(digits) if digits else 0
+    if value > SIZE_MAX:
+        return SIZE_MAX
+    return SIZE_MAX + 1 - value if sign == "-" and value else value
 
 
 def atoi(text: str) -> int:
