@@ -233,6 +233,24 @@ def run_collectives(
     return report, ran
 
 
+def test_a_leaf_named_cluster_is_run_and_held_as_a_leaf() -> None:
+    """A leaf whose name is "cluster" is not replaced by the whole cluster's run: it is run,
+    named as a leaf, and its failing nodes are held."""
+    named = {h: {"gpufabric_leaf": "cluster"} for h in ("n1", "n2")}
+    report, ran = run_collectives(
+        lambda hs, coll: p4de() if hs == ["n1", "n2"] else proven(), hostvars=named
+    )
+    assert [hs for hs, coll in ran if coll == "all_reduce"] == [
+        ["n1", "n2"],
+        ["n3", "n4"],
+        ["n1", "n2", "n3", "n4", "n5"],
+    ]
+    rows = [r for r in report["rows"] if r["stage"] == 5]
+    assert rows[0]["name"] == "5 collectives: all_reduce leaf cluster"
+    held = {r["host"] for r in rows if r["host"] and r["status"] == "failed"}
+    assert held == {"n1", "n2"}
+
+
 def test_collectives_run_per_leaf_of_two_or_more_and_across_every_node() -> None:
     report, ran = run_collectives(lambda hs, coll: proven())
     assert ran == [

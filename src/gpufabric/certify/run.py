@@ -210,11 +210,14 @@ def _collectives(
     out: list[Collective],
 ) -> list[dict[str, Any]]:
     """all_reduce and all_gather per leaf (2+ hosts) and across every host left."""
-    groups = {g: [h for h in hs if h in alive] for g, hs in inv.leaves().items()}
-    groups = {g: hs for g, hs in groups.items() if len(hs) >= 2}
-    groups["cluster"] = list(alive)
+    leaves = {g: [h for h in hs if h in alive] for g, hs in inv.leaves().items()}
+    # (name, hosts, a leaf?): a leaf that is itself named "cluster" is still a leaf of its own
+    runs = [
+        (f"leaf {g}" if g == "cluster" else g, hs, True) for g, hs in leaves.items() if len(hs) >= 2
+    ]
+    runs.append(("cluster", list(alive), False))
     rows: list[dict[str, Any]] = []
-    for group, hosts in groups.items():
+    for group, hosts, leaf in runs:
         for coll in ("all_reduce", "all_gather"):
             text = collective_run(hosts, coll)
             for c in judge(text, f"{coll} {group}", fabric, instance_type, len(hosts), coll):
@@ -234,7 +237,7 @@ def _collectives(
                         collective=c.to_dict(),
                     )
                 )
-                if not c.ok and group != "cluster":  # a leaf's hosts are held; the cluster run
+                if not c.ok and leaf:  # a leaf's hosts are held; the whole cluster's run
                     for h in hosts:  # failing alone points at the spine (no host named)
                         rows.append(
                             stages.row(
