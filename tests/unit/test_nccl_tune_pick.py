@@ -96,10 +96,10 @@ def captures(**changed: Capture) -> dict[str, Capture]:
 
 def test_speedup_is_the_geometric_mean_over_sizes_both_measured_in_the_bucket() -> None:
     sizes = (0, 1, 8, 16, 32, 64, 128, 2048)
-    base = table((1.0, 6.0, 10.0, 20.0, 30.0, 0.5, None, 5.0), sizes)
-    cand = table((100.0, 3.0, 5.0, 5.0, 0.0, 0.5, 1.0, 1.0), sizes)
+    base = table((1.0, 8.0, 10.0, 20.0, 30.0, 0.5, None, 5.0), sizes)
+    cand = table((100.0, 2.0, 5.0, 5.0, 0.0, 0.5, 1.0, 1.0), sizes)
     # size 0, a time of 0, a missing measurement and sizes outside the bucket do not count
-    assert speedup(base, cand, Bucket("b", 0, 1023)) == pytest.approx((2 * 2 * 4 * 1) ** (1 / 4))
+    assert speedup(base, cand, Bucket("b", 0, 1023)) == pytest.approx((4 * 2 * 4 * 1) ** (1 / 4))
     assert speedup(base, cand, Bucket("b", 8, 8)) == pytest.approx(2.0)
     assert speedup(cand, base, Bucket("b", 8, 16)) == pytest.approx(math.sqrt(1 / 8))
     assert speedup(base, cand, Bucket("b", 4096, SIZE_MAX)) is None

@@ -428,6 +428,8 @@ def test_a_line_nccl_ignores_hands_over_to_the_next_one(
     ]
     expected = (algo, proto, 16) if used else ("ring", "simple", 0)
     assert choose(rules, coll, 100, nodes, ranks, collnet=collnet) == expected
+    if not collnet:  # CollNet is off unless said
+        assert choose(rules, coll, 100, nodes, ranks) == expected
     if collnet:
         return  # validate checks coverage for a communicator without CollNet
     text = "\n".join(
