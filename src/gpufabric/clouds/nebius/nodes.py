@@ -24,7 +24,6 @@ BOOT_DISK_TYPE = "NETWORK_SSD"
 
 @dataclass
 class NebiusNodes:
-    instances: list[nebius.ComputeV1Instance]
     group: pulumi.Output[NodeGroup]
 
 
@@ -49,7 +48,7 @@ def build_nodes(
     node_labels = {**labels, NODE_ROLE_LABEL[0]: NODE_ROLE_LABEL[1]}
     storage = cfg.storage if isinstance(cfg.storage, NebiusFilesystemConfig) else None
     reservation = cfg.capacity.reservation_id
-    instances = [
+    for name in node_names(cfg):
         nebius.ComputeV1Instance(
             name,
             parent_id=project,
@@ -115,8 +114,6 @@ def build_nodes(
             labels=node_labels,
             opts=opts,
         )
-        for name in node_names(cfg)
-    ]
     # the VMs by name; `id` = the GPU cluster they must sit in
     group = gpu_cluster.id.apply(
         lambda cluster_id: NodeGroup(
@@ -127,7 +124,7 @@ def build_nodes(
             id=cluster_id,
         )
     )
-    return NebiusNodes(instances, group)
+    return NebiusNodes(group)
 
 
 def cloud_init(cfg: NebiusStackConfig) -> str:

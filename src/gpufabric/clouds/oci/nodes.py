@@ -42,7 +42,6 @@ def cluster_network_create_minutes(nodes: int) -> int:
 
 @dataclass
 class OciNodes:
-    configuration: oci.core.InstanceConfiguration
     cluster_network: oci.core.ClusterNetwork
     group: pulumi.Output[NodeGroup]
 
@@ -117,7 +116,7 @@ def build_nodes(
             kind="cluster-network", name=f"{name}-cn", count=cfg.nodes, id=_pool_id(v["pools"])
         )
     )
-    return OciNodes(configuration, cluster_network, group)
+    return OciNodes(cluster_network, group)
 
 
 def _pool_id(pools: Any) -> str | None:
