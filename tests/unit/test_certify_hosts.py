@@ -275,6 +275,39 @@ def test_a_drain_slurm_did_not_apply_stops_the_run() -> None:
     assert ["scontrol", "update"] in [c[:2] for c in runner.calls]
 
 
+def test_slurm_is_read_one_node_a_line_before_and_after_the_changes() -> None:
+    runner = FakeRunner({}, {"a": {"state": "IDLE", "reason": ""}})
+    Holder("slurm", runner, "ctl").hold(["a"])
+    show = ["scontrol", "show", "node", "--oneliner"]
+    assert runner.calls[0] == show and runner.calls[-1] == show
+    assert [c[:2] for c in runner.calls[1:-1]] == [["scontrol", "update"]]
+
+
+def test_every_drain_slurm_did_not_apply_is_named() -> None:
+    runner = DeafSlurm({}, {n: {"state": "IDLE", "reason": ""} for n in ("a", "b")})
+    with pytest.raises(UserError) as err:
+        Holder("slurm", runner, "ctl").hold(["a", "b"])
+    assert str(err.value) == (
+        "Slurm did not apply: a not drained (State=IDLE); b not drained (State=IDLE)"
+    )
+
+
+class Silent(FakeRunner):
+    """A controller that gives no result at all (ssh answered for no host)."""
+
+    def run(self, hosts: list[str], argv: list[str]) -> dict[str, dict[str, Any]]:
+        self.calls.append(argv)
+        return {}
+
+
+def test_a_controller_that_answers_nothing_lists_no_slurm_node_to_hold() -> None:
+    runner = Silent({}, {})
+    holder = Holder("slurm", runner, "ctl")
+    holder.hold(["a"])  # no node Slurm knows: nothing to drain, nothing logged
+    assert holder.log == []
+    assert runner.calls == [["scontrol", "show", "node", "--oneliner"]] * 2
+
+
 def test_slurm_holds_use_the_controller_and_log_each_change() -> None:
     runner = FakeRunner({}, {"a": {"state": "IDLE", "reason": ""}})
     holder = Holder("slurm", runner, "ctl")
