@@ -87,6 +87,16 @@ def test_another_zones_blocks_are_skipped_and_the_rest_read():
     ]
 
 
+def test_a_block_listed_twice_is_refused_as_a_sub_block_is():
+    """Two listings of one block would keep one silently (its free hosts may differ)."""
+    assert refusal([block("b1"), block("b2")], [block("b1", 4)]) == (
+        f"f1.json: {PATH}/b1: the block is listed twice"
+    )
+    assert refusal([sub("b1", "s1"), sub("b1", "s1")]) == (
+        f"saved: sub-block {PATH}/b1/reservationSubBlocks/s1 appears twice"
+    )
+
+
 @pytest.mark.parametrize("count", ["many", "-1", "1.5", "²", "", True, -1, 1.0, [1], {"n": 1}])
 def test_a_count_that_is_not_a_count_is_one_line(count: Any):
     """int64 fields may print as decimal strings; anything else is refused, not read as 0 (nor

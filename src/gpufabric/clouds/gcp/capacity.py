@@ -85,6 +85,8 @@ def capacity(docs: Sequence[tuple[str, Any]], zone: str, source: str) -> Capacit
             parent = config_path(match).split("/reservationSubBlocks/")[0]
             if match["sub"]:
                 subs.setdefault(parent, []).append((origin, item, match))
+            elif parent in blocks:  # as a sub-block listed twice is (Capacity refuses it)
+                raise UserError(f"{origin}: {parent}: the block is listed twice")
             else:
                 blocks[parent] = (origin, item, match)
     units = list(_units(blocks, subs))
