@@ -281,6 +281,34 @@ def test_day_two_keeps_the_settings_when_the_new_bundle_fails(
 
 
 @pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (None, "No such file or directory"),
+        (
+            "{",
+            "not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
+        ("[1]", "not a JSON object"),
+        ('{"url": "http://b", "sha256": 7}', "group, sha256 missing or not text"),
+    ],
+)
+def test_settings_it_cannot_run_by_leave_a_result_that_says_why(
+    text: str | None, why: str, tmp_path: Path, runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing or broken settings file is no traceback: the result at the node's usual place
+    says why, as every other failure's does, and nothing runs."""
+    path = tmp_path / "boot.json"
+    if text is not None:
+        path.write_text(text)
+    assert boot.main(["gpufabric-boot", str(path)]) == 1
+    result = json.loads(boot.RESULT_PATH.read_text())
+    assert result["status"] == "not-configured"
+    assert result["reason"] == f"settings {path}: {why}"
+    assert capsys.readouterr().err == f"gpufabric-boot: settings {path}: {why}\n"
+    assert runner.calls == []
+
+
+@pytest.mark.parametrize(
     "extra",
     [
         [],

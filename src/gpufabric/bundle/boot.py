@@ -327,6 +327,22 @@ def write_result(path: Path, doc: dict[str, Any], mode: int = 0o644) -> None:
     tmp.replace(path)
 
 
+def read_settings(path: Path) -> dict[str, Any]:
+    """The boot settings: a JSON object whose group, bundle URL and sha256 are text."""
+    try:
+        cfg = json.loads(path.read_text())
+    except OSError as exc:
+        raise BootError(f"settings {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise BootError(f"settings {path}: not JSON ({exc})") from None
+    if not isinstance(cfg, dict):
+        raise BootError(f"settings {path}: not a JSON object")
+    bad = [key for key in ("group", "url", "sha256") if not isinstance(cfg.get(key), str)]
+    if bad:
+        raise BootError(f"settings {path}: {', '.join(bad)} missing or not text")
+    return cfg
+
+
 USAGE = "usage: gpufabric-boot /etc/gpufabric/boot.json [--bundle URL --sha256 HEX]"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -339,7 +355,13 @@ def main(argv: list[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     cfg_path = Path(argv[1])
-    cfg = json.loads(cfg_path.read_text())
+    try:
+        cfg = read_settings(cfg_path)
+    except BootError as exc:  # no settings to run by: the result at its usual place says why
+        host = socket.gethostname().split(".", 1)[0]
+        write_result(RESULT_PATH, {"status": "not-configured", "reason": str(exc), "host": host})
+        print(f"gpufabric-boot: {exc}", file=sys.stderr)
+        return 1
     if len(argv) == 6:
         if not _HEX64.fullmatch(argv[5]):
             print(
