@@ -250,6 +250,8 @@ def test_load_takes_a_manifest_without_the_optional_lists(tmp_path: Path) -> Non
         (b"[1]", "manifest.json is not a JSON object"),
         (b'{"format": 2, "stack": "s"}', "manifest format 2, expected 1"),
         (b'{"stack": "s"}', "manifest format None, expected 1"),
+        (b'{"format": true, "stack": "s"}', "manifest format True, expected 1"),
+        (b'{"format": 1.0, "stack": "s"}', "manifest format 1.0, expected 1"),
         (b'{"format": 1}', "manifest stack None, expected a name"),
         (b'{"format": 1, "stack": 7}', "manifest stack 7, expected a name"),
         (b'{"format": 1, "stack": "s", "groups": "g1"}', "manifest groups 'g1', expected a list of names"),

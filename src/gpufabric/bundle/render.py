@@ -213,7 +213,7 @@ def load(path: Path) -> Bundle:
     doc = parse_json(text, where=f"{path}:manifest.json")
     if not isinstance(doc, dict):
         raise UserError(f"bundle {path}: manifest.json is not a JSON object")
-    if doc.get("format") != FORMAT:
+    if type(doc.get("format")) is not int or doc["format"] != FORMAT:  # true == 1 in Python
         raise UserError(f"bundle {path}: manifest format {doc.get('format')!r}, expected {FORMAT}")
     stack = doc.get("stack")
     if not isinstance(stack, str):
