@@ -382,6 +382,38 @@ def test_a_taint_kubernetes_did_not_apply_stops_the_run(monkeypatch, start, step
     assert str(err.value) == says
 
 
+def test_kubectl_is_found_on_the_path_unless_given(monkeypatch) -> None:
+    kube = Kube({"n1": []})
+    monkeypatch.setattr(hosts_mod.subprocess, "run", Recorder(kube))
+    Holder("k8s", FakeRunner({}, {}), "n1").hold(["n1"])
+    assert {c[0] for c in kube.calls} == {"kubectl"}
+
+
+def test_every_taint_kubernetes_did_not_apply_is_named(monkeypatch) -> None:
+    monkeypatch.setattr(
+        hosts_mod.subprocess, "run", Recorder(Kube({"n1": [], "n2": []}, deaf=True))
+    )
+    with pytest.raises(UserError) as err:
+        Holder("k8s", FakeRunner({}, {}), "n1").hold(["n1", "n2"])
+    assert str(err.value) == "Kubernetes did not apply: n1 not tainted; n2 not tainted"
+
+
+def test_a_node_gone_from_the_listing_after_its_taint_is_not_tainted(monkeypatch) -> None:
+    """Read back, a node Kubernetes no longer lists holds no taint: the hold is not proven."""
+    kube = Kube({"n1": []})
+
+    def vanishing(argv: list[str], kw: dict[str, Any]) -> tuple[int, str, str]:
+        answer = kube(argv, kw)
+        if argv[1] == "taint":
+            del kube.taints["n1"]
+        return answer
+
+    monkeypatch.setattr(hosts_mod.subprocess, "run", Recorder(vanishing))
+    with pytest.raises(UserError) as err:
+        Holder("k8s", FakeRunner({}, {}), "n1").hold(["n1"])
+    assert str(err.value) == "Kubernetes did not apply: n1 not tainted"
+
+
 def test_kubectl_failing_or_missing_is_one_line(monkeypatch) -> None:
     monkeypatch.setattr(
         hosts_mod.subprocess,
