@@ -253,6 +253,22 @@ def test_every_shipped_profile_as_rendered_passes_and_each_fixed_setting_is_requ
     assert checked or name == "infiniband"  # its only fixed-looking setting scales out
 
 
+def test_the_gid_index_is_judged_on_a_node_with_roce_v2_gids_only() -> None:
+    """The roce profile writes the index from the host's GID table; a node whose ports carry no
+    RoCE v2 GID is not judged on it (ClusterMAX grades RoCE v2 hosts only)."""
+    conf = "".join(
+        line + "\n"
+        for line in profile_conf("roce").splitlines()
+        if not line.startswith("NCCL_IB_GID_INDEX=")
+    )
+    v1 = tuned("roce", nccl_conf=conf, roce_v2=False)
+    assert stages.audit_host(v1, "roce", "", 8, 1) == ([], [])
+    v2 = tuned("roce", nccl_conf=conf)
+    assert stages.audit_host(v2, "roce", "", 8, 1)[0] == [
+        "nccl-gid-index: NCCL_IB_GID_INDEX not set on a RoCE v2 host"
+    ]
+
+
 def test_settings_the_conf_does_not_hold_are_not_required() -> None:
     """Job-environment pins (TCPX's NCCL_ALGO), settings other than NCCL's (Azure's
     CUDA_DEVICE_ORDER) and version-bound ones (old EFA plugins' NCCL_PROTO) live elsewhere."""
