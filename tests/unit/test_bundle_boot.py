@@ -159,6 +159,16 @@ def test_first_boot_runs_each_playbook_and_writes_the_result(
     assert json.loads((tmp_path / "boot.json").read_text()) == cfg  # first boot: unchanged
 
 
+def test_the_result_times_the_run_in_tenths_of_a_second(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = iter([1000.0, 1012.3456])
+    monkeypatch.setattr(boot.time, "time", lambda: next(clock))
+    code, result = _main(tmp_path, _settings(tmp_path, _bundle_bytes()))
+    assert code == 0
+    assert (result["started"], result["finished"], result["seconds"]) == (1000.0, 1012.346, 12.3)
+
+
 def test_the_result_file_is_whole_json_readable_by_all(tmp_path: Path, runner: Runner) -> None:
     cfg = _settings(tmp_path, _bundle_bytes())
     _main(tmp_path, cfg)
@@ -306,6 +316,14 @@ def test_settings_it_cannot_run_by_leave_a_result_that_says_why(
     assert result["reason"] == f"settings {path}: {why}"
     assert capsys.readouterr().err == f"gpufabric-boot: settings {path}: {why}\n"
     assert runner.calls == []
+
+
+def test_a_result_without_settings_names_the_node_by_its_short_host_name(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(boot.socket, "gethostname", lambda: "n7.example.internal")
+    assert boot.main(["gpufabric-boot", str(tmp_path / "absent.json")]) == 1
+    assert json.loads(boot.RESULT_PATH.read_text())["host"] == "n7"
 
 
 @pytest.mark.parametrize(
