@@ -327,6 +327,11 @@ def write_result(path: Path, doc: dict[str, Any], mode: int = 0o644) -> None:
     tmp.replace(path)
 
 
+def short_hostname() -> str:
+    """This node's host name without its domain, as the inventory names it."""
+    return socket.gethostname().split(".", 1)[0]
+
+
 def read_settings(path: Path) -> dict[str, Any]:
     """The boot settings: a JSON object whose group, bundle URL and sha256 are text."""
     try:
@@ -358,8 +363,8 @@ def main(argv: list[str]) -> int:
     try:
         cfg = read_settings(cfg_path)
     except BootError as exc:  # no settings to run by: the result at its usual place says why
-        host = socket.gethostname().split(".", 1)[0]
-        write_result(RESULT_PATH, {"status": "not-configured", "reason": str(exc), "host": host})
+        doc = {"status": "not-configured", "reason": str(exc), "host": short_hostname()}
+        write_result(RESULT_PATH, doc)
         print(f"gpufabric-boot: {exc}", file=sys.stderr)
         return 1
     if len(argv) == 6:
@@ -372,7 +377,7 @@ def main(argv: list[str]) -> int:
     result_path = Path(cfg.get("result", RESULT_PATH))
     log_path = Path(cfg.get("log", LOG_PATH))
     workdir = Path(cfg.get("workdir", WORKDIR))
-    host = cfg.get("host") or socket.gethostname().split(".", 1)[0]
+    host = cfg.get("host") or short_hostname()
     started = time.time()
     doc: dict[str, Any] = {
         "status": "running",

@@ -23,7 +23,7 @@ from gpufabric.nccl.profiles import JOB_ENV_ONLY, ROCE_V2_GID_INDEX, fabric_is_m
 
 AUTOCONFIG = re.compile("|".join(JOB_ENV_ONLY))
 GID_SETTING = "NCCL_IB_GID_INDEX"
-GID_LINE = re.compile(r"^\s*NCCL_IB_GID_INDEX\s*=\s*(\d+)", re.MULTILINE)
+GID_LINE = re.compile(rf"^\s*{GID_SETTING}\s*=\s*(\d+)", re.MULTILINE)
 RECOMMENDED_QPS = 2  # platform_config.py RECOMMENDED_QPS_PER_CONNECTION
 DEFAULT_QPS = 1  # platform_config.py DEFAULT_QPS_PER_CONNECTION (NCCL's default)
 
