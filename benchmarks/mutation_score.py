@@ -144,6 +144,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_least_exposure.py",
             "tests/pulumi/test_plan_width.py",
             "tests/pulumi/test_plan_scale.py",
+            "tests/pulumi/test_azure_network_storage_plan.py",
         ],
     ),
     "topology": (
