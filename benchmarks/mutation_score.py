@@ -145,6 +145,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_plan_width.py",
             "tests/pulumi/test_plan_scale.py",
             "tests/pulumi/test_azure_network_storage_plan.py",
+            "tests/pulumi/test_gcp_storage_plan.py",
+            "tests/pulumi/test_oci_storage_plan.py",
         ],
     ),
     "topology": (
