@@ -147,6 +147,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_azure_network_storage_plan.py",
             "tests/pulumi/test_gcp_storage_plan.py",
             "tests/pulumi/test_oci_storage_plan.py",
+            "tests/pulumi/test_gcp_roce_placement_plan.py",
         ],
     ),
     "topology": (
