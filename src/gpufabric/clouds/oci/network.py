@@ -129,6 +129,7 @@ def build_network(
 
 
 def _all_services(found: list[Any]) -> Any:
+    # a RunError: `pulumi up` prints its one line, with no traceback
     if not found:
-        raise ValueError(f"OCI lists no service named like {ALL_SERVICES!r} in this region")
+        raise pulumi.RunError(f"OCI lists no service named like {ALL_SERVICES!r} in this region")
     return found[0]
