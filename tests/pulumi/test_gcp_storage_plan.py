@@ -16,6 +16,7 @@ from gpufabric.clouds.gcp.network import GcpNetwork
 from gpufabric.clouds.gcp.settings import GcpStackConfig
 from gpufabric.clouds.gcp.storage import NFS_OPTIONS, build_storage
 from gpufabric.config.model import NoStorage
+from gpufabric.errors import UserError
 from gpufabric.plan import Plan, run_plan, runner
 from gpufabric.plan.mocks import CapturingMonitor, RecordingMocks
 
@@ -204,3 +205,40 @@ def test_a_storage_type_of_another_cloud_is_refused_by_the_builder() -> None:
     with pytest.raises(ValueError) as err:
         build_storage(cfg, net, {}, cast(pulumi.Resource, None))
     assert str(err.value) == "GcpClusterArgs.config.storage: none is not a GCP storage type"
+
+
+def _answering(token: str, **answer: object) -> type[RecordingMocks]:
+    """A fake cloud whose `token` instance answers `answer` for its computed outputs."""
+
+    class Answer(RecordingMocks):
+        def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
+            rid, out = super().new_resource(args)
+            return rid, ({**out, **answer} if args.typ == token else out)
+
+    return Answer
+
+
+@pytest.mark.parametrize(
+    ("storage", "mocks", "line"),
+    [
+        (
+            None,
+            _answering(LUSTRE, mountPoint="10.0.32.2@tcp:/lustre\nreboot"),
+            "storage.mountCommand: word 4 '10.0.32.2@tcp:/lustre\\nreboot' "
+            "holds the control character '\\n'",
+        ),
+        (
+            NFS,
+            _filestore_answering([{"ipAddresses": ["10.0.32.2\n"]}]),
+            "storage.mountCommand: word 6 '10.0.32.2\\n:/ckpt' holds the control character '\\n'",
+        ),
+    ],
+    ids=["managed-lustre", "filestore"],
+)
+def test_a_cloud_answer_the_mount_command_cannot_hold_is_one_line_naming_it(
+    storage: dict[str, object] | None, mocks: type[RecordingMocks], line: str
+) -> None:
+    overrides = [] if storage is None else [_storage(storage)]
+    with pytest.raises(UserError) as err:
+        run_plan(REPO, MEGA, overrides, make_mocks=mocks)
+    assert str(err.value) == line

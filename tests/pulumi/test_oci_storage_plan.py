@@ -10,6 +10,7 @@ import pulumi
 import pytest
 from tests.pulumi.plans import REPO, plan_for
 
+from gpufabric.errors import UserError
 from gpufabric.plan import run_plan
 from gpufabric.plan.mocks import RecordingMocks
 
@@ -83,3 +84,12 @@ def test_the_mount_command_names_the_lnet_the_cloud_answers_else_tcp(
     assert storage["dnsName"] == "10.0.64.9"
     assert storage["mountName"] == "fs1"  # the name the cloud reports, not only the one asked
     assert storage["mountCommand"] == f"mount -t lustre {nid}:/fs1 /lustre"
+
+
+def test_an_mgs_address_the_mount_command_cannot_hold_is_one_line_naming_it() -> None:
+    mocks = _lustre_answering(managementServiceAddress="10.0.64.9\r")
+    with pytest.raises(UserError) as err:
+        run_plan(REPO, STACK, [], make_mocks=mocks)
+    assert str(err.value) == (
+        "storage.mountCommand: word 4 '10.0.64.9\\r@tcp:/lustre' holds the control character '\\r'"
+    )
