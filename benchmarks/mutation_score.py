@@ -149,6 +149,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_oci_storage_plan.py",
             "tests/pulumi/test_gcp_roce_placement_plan.py",
             "tests/pulumi/test_oci_network_security_plan.py",
+            "tests/pulumi/test_gcp_nodes_plan.py",
         ],
     ),
     "topology": (
