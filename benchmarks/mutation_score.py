@@ -151,6 +151,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/pulumi/test_oci_network_security_plan.py",
             "tests/pulumi/test_gcp_nodes_plan.py",
             "tests/unit/test_azure_partitions.py",
+            "tests/pulumi/test_aws_network_plan.py",
         ],
     ),
     "topology": (

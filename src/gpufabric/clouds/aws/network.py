@@ -111,8 +111,14 @@ def _nat_egress(
         f"{name}-egress-rt", subnet_id=egress_subnet_id, route_table_id=public_rt.id, opts=opts
     )
     eip = aws.ec2.Eip(f"{name}-nat", domain="vpc", tags=tags, opts=opts)
+    # a public NAT gateway is refused (Gateway.NotAttached) until the VPC has its internet
+    # gateway, and nothing in its inputs says so: created side by side, `up` could fail
     nat = aws.ec2.NatGateway(
-        f"{name}-nat", allocation_id=eip.id, subnet_id=egress_subnet_id, tags=tags, opts=opts
+        f"{name}-nat",
+        allocation_id=eip.id,
+        subnet_id=egress_subnet_id,
+        tags=tags,
+        opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[igw])),
     )
     aws.ec2.Route(
         f"{name}-default",
