@@ -153,6 +153,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_azure_partitions.py",
             "tests/pulumi/test_aws_network_plan.py",
             "tests/pulumi/test_gcp_network_plan.py",
+            "tests/pulumi/test_azure_nodes_plan.py",
         ],
     ),
     "topology": (
