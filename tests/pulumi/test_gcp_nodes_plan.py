@@ -53,6 +53,17 @@ def test_the_node_service_account_reaches_every_instance_with_the_cloud_platform
     assert all("serviceAccount" not in node.inputs for node in nodes(plan_for(MEGA)))
 
 
+def test_an_on_demand_group_template_names_no_reservation() -> None:
+    plan = plan_for(ULTRA, 'gpufabric:capacity={"type": "on-demand"}')
+    template = one(plan, TEMPLATE)
+    assert "reservationAffinity" not in template.inputs
+    assert template.inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    reserved_template = one(plan_for(ULTRA), TEMPLATE)
+    assert reserved_template.inputs["reservationAffinity"]["specificReservation"]["values"] == [
+        "a3u-reservation"
+    ]
+
+
 def test_several_plain_reservations_put_each_node_on_its_share_in_node_order() -> None:
     plan = plan_for(MEGA, SHARES, "gpufabric:nodes=4", "gpufabric:gcp.maxDistance=null")
     placed = nodes(plan)
