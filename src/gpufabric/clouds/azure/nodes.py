@@ -24,10 +24,7 @@ PARTITION_TAG = "gpufabric:ibPartition"
 
 @dataclass
 class AzureNodes:
-    identity: managedidentity.UserAssignedIdentity
     placement_group: compute.ProximityPlacementGroup
-    scale_sets: list[compute.VirtualMachineScaleSet]
-    partitions: list[Partition]
     groups: pulumi.Output[list[NodeGroup]]
 
 
@@ -100,7 +97,7 @@ def build_nodes(
             for set_name, part in zip(names, cut, strict=True)
         ]
     )
-    return AzureNodes(identity, placement, scale_sets, cut, groups)
+    return AzureNodes(placement, groups)
 
 
 def image_reference(cfg: AzureStackConfig) -> compute.ImageReferenceArgs:
