@@ -242,3 +242,10 @@ def test_a_cloud_answer_the_mount_command_cannot_hold_is_one_line_naming_it(
     with pytest.raises(UserError) as err:
         run_plan(REPO, MEGA, overrides, make_mocks=mocks)
     assert str(err.value) == line
+
+
+def test_managed_lustre_answering_a_failover_pair_names_the_first_mgs() -> None:
+    pair = "10.0.32.2@tcp:10.0.32.3@tcp:/lustre"  # Lustre's mgsnid[:mgsnid]:/fsname
+    plan = run_plan(REPO, MEGA, [], make_mocks=_answering(LUSTRE, mountPoint=pair))
+    assert plan.outputs["storage"]["dnsName"] == "10.0.32.2"
+    assert plan.outputs["storage"]["mountCommand"] == f"mount -t lustre {pair} /lustre"
