@@ -29,7 +29,6 @@ class OciNetwork:
     subnets: dict[str, oci.core.Subnet]  # by role: fabric (node front end), storage, management
     security_lists: dict[str, oci.core.SecurityList]
     nat_gateway: oci.core.NatGateway | None
-    service_gateway: oci.core.ServiceGateway
 
 
 def build_network(
@@ -125,7 +124,7 @@ def build_network(
         )
         for role, cidr in cidrs.items()
     }
-    return OciNetwork(vcn, subnets, lists, nat, service_gateway)
+    return OciNetwork(vcn, subnets, lists, nat)
 
 
 def _all_services(found: list[Any]) -> Any:
