@@ -134,3 +134,20 @@ def test_nat_gateway_waits_for_the_internet_gateway() -> None:
         nat,
         (ROUTE_TABLE, "aws-h100-private"),
     }
+
+
+def test_no_internet_mode_sends_https_to_the_s3_endpoints_prefix_list_only() -> None:
+    plan = plan_for("aws-a100")
+    (s3,) = [
+        e
+        for e in plan.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
+        if e.inputs["vpcEndpointType"] == "Gateway"
+    ]
+    to_s3 = named(plan, EGRESS, "aws-a100-mgmt-out-s3")
+    assert to_s3.inputs == {
+        "securityGroupId": "<aws-a100-mgmt.id>",
+        "ipProtocol": "tcp",
+        "fromPort": 443,
+        "toPort": 443,
+        "prefixListId": f"<{s3.name}.prefixListId>",
+    }

@@ -43,6 +43,8 @@ def computed(
         out["bucket"] = inputs.get("bucket", name)
         out["bucketRegionalDomainName"] = f"{out['bucket']}.s3.{facts.region}.amazonaws.com"
         out["arn"] = f"arn:aws:s3:::{out['bucket']}"
+    if typ == "aws:ec2/vpcEndpoint:VpcEndpoint" and inputs.get("vpcEndpointType") == "Gateway":
+        out["prefixListId"] = f"<{name}.prefixListId>"  # the service's prefix list (pl-...)
     if typ == "aws:ec2/instance:Instance":
         out["privateIp"] = "10.0.0.10"
         out["privateDns"] = f"ip-10-0-0-10.{facts.region}.compute.internal"
