@@ -166,6 +166,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/topology/emit/topology_file.py",
             "src/gpufabric/topology/emit/names.py",
             "src/gpufabric/clouds/aws/topology.py",
+            "src/gpufabric/topology/hostlist.py",
+            "src/gpufabric/topology/score.py",
         ],
         [
             "tests/unit/test_topology_order.py",
@@ -576,6 +578,102 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_cluster_wiring.py",
             "tests/pulumi/test_boot_plan.py",
             "tests/unit/test_cluster_wiring_azure_nebius.py",
+        ],
+    ),
+    # the RoCE QoS and GID readers of a node's own tools' output and the QoS plan
+    "qos": (
+        [
+            "src/gpufabric/qos/mlnx_qos.py",
+            "src/gpufabric/qos/gids.py",
+            "src/gpufabric/qos/plan.py",
+        ],
+        [
+            "tests/unit/test_qos_mlnx_qos.py",
+            "tests/roles/test_qos_role_filters.py",
+            "tests/roles/test_filters.py",
+            "tests/unit/test_facts_decisions.py",
+        ],
+    ),
+    # the offline policies that judge a plan, and each cloud's rules of them
+    "policies": (
+        [
+            "src/gpufabric/policies/model.py",
+            "src/gpufabric/policies/pack.py",
+            "src/gpufabric/policies/registry.py",
+            "src/gpufabric/policies/offline.py",
+            "src/gpufabric/policies/cloud.py",
+            "src/gpufabric/policies/network.py",
+            "src/gpufabric/policies/nodes.py",
+            "src/gpufabric/policies/ingress.py",
+            "src/gpufabric/policies/storage.py",
+            "src/gpufabric/policies/transit.py",
+            "src/gpufabric/policies/placement.py",
+            "src/gpufabric/clouds/aws/policy.py",
+            "src/gpufabric/clouds/aws/efa_policy.py",
+            "src/gpufabric/clouds/gcp/policy.py",
+            "src/gpufabric/clouds/gcp/network_policy.py",
+            "src/gpufabric/clouds/azure/policy.py",
+            "src/gpufabric/clouds/oci/policy.py",
+            "src/gpufabric/clouds/nebius/policy.py",
+        ],
+        [
+            "tests/policy/test_applies.py",
+            "tests/policy/test_ingress.py",
+            "tests/policy/test_network.py",
+            "tests/policy/test_nodes.py",
+            "tests/policy/test_pack.py",
+            "tests/policy/test_placement.py",
+            "tests/policy/test_real_plans.py",
+            "tests/policy/test_scale.py",
+            "tests/policy/test_storage.py",
+            "tests/policy/test_transit.py",
+            "tests/unit/test_stack_outputs.py",
+        ],
+    ),
+    # what two clouds' live APIs answer, and the token that asks them
+    "clouds-live": (
+        [
+            "src/gpufabric/clouds/oci/live.py",
+            "src/gpufabric/clouds/nebius/live.py",
+            "src/gpufabric/clouds/nebius/token.py",
+            "src/gpufabric/clouds/aws/efa.py",
+        ],
+        [
+            "tests/unit/test_capacity_oci_live.py",
+            "tests/unit/test_discovery_oci_live.py",
+            "tests/unit/test_discovery_nebius_live.py",
+            "tests/unit/test_nebius_token.py",
+            "tests/unit/test_catalog.py",
+        ],
+    ),
+    # boot mode's Pulumi wiring: each cloud's private bucket, its reader and the user data
+    "clouds-boot": (
+        [
+            "src/gpufabric/clouds/boot.py",
+            "src/gpufabric/clouds/aws/bundle.py",
+            "src/gpufabric/clouds/gcp/bundle.py",
+            "src/gpufabric/clouds/azure/bundle.py",
+            "src/gpufabric/clouds/oci/bundle.py",
+        ],
+        [
+            "tests/pulumi/test_boot_plan.py",
+            "tests/unit/test_permissions_boot.py",
+            "tests/pulumi/test_user_data_secret.py",
+            "tests/unit/test_cluster_wiring.py",
+        ],
+    ),
+    # what a user reads as the verdict: the NCCL report page and summary, the storage goal
+    "report": (
+        [
+            "src/gpufabric/nccl/report/html.py",
+            "src/gpufabric/nccl/report/summary.py",
+            "src/gpufabric/config/storage_goal.py",
+        ],
+        [
+            "tests/unit/test_nccl_report.py",
+            "tests/unit/test_nccl_report_order.py",
+            "tests/unit/test_storage_goal.py",
+            "tests/unit/test_config_goal_tiers.py",
         ],
     ),
 }
