@@ -592,6 +592,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/roles/test_qos_role_filters.py",
             "tests/roles/test_filters.py",
             "tests/unit/test_facts_decisions.py",
+            "tests/unit/test_qos_parsers_and_plan.py",
         ],
     ),
     # the offline policies that judge a plan, and each cloud's rules of them
