@@ -675,6 +675,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_report_order.py",
             "tests/unit/test_storage_goal.py",
             "tests/unit/test_config_goal_tiers.py",
+            "tests/unit/test_nccl_report_page.py",
         ],
     ),
 }
