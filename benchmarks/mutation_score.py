@@ -630,6 +630,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/policy/test_transit.py",
             "tests/unit/test_stack_outputs.py",
             "tests/policy/test_cloud_readers.py",
+            "tests/policy/test_aws_policy.py",
         ],
     ),
     # what two clouds' live APIs answer, and the token that asks them
