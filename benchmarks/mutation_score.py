@@ -37,7 +37,7 @@ SCRATCH = Path(os.environ.get("GPUFABRIC_MUTATION_DIR", "/tmp/gpufabric-mutation
 # docs/certify.md and validate the scorecard with the CTRF schema `make venv` installs)
 EXTRA = [
     "infra", "stacks", "policy", "Pulumi.yaml", "ansible.cfg", "plugins", "playbooks", "roles",
-    ".github", "docs", ".venv/ctrf",
+    ".github", "docs", ".venv/ctrf", "permissions",
 ]  # fmt: skip
 COPY = ["src", "tests", *EXTRA, "pyproject.toml"]
 
