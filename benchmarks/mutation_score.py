@@ -647,6 +647,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_discovery_nebius_live.py",
             "tests/unit/test_nebius_token.py",
             "tests/unit/test_catalog.py",
+            "tests/unit/test_live_clients_edges.py",
         ],
     ),
     # boot mode's Pulumi wiring: each cloud's private bucket, its reader and the user data
