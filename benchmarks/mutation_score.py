@@ -631,6 +631,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_stack_outputs.py",
             "tests/policy/test_cloud_readers.py",
             "tests/policy/test_aws_policy.py",
+            "tests/policy/test_policy_core.py",
         ],
     ),
     # what two clouds' live APIs answer, and the token that asks them
