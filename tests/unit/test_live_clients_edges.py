@@ -77,6 +77,23 @@ def test_oci_sdk_config_without_a_file_is_one_line(
     assert "\n" not in str(err.value)
 
 
+def test_oci_sdk_config_naming_a_key_file_that_is_not_there_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("oci")
+    from gpufabric.clouds.oci.live import sdk_config
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OCI_CLI_PROFILE", raising=False)
+    _oci_config(tmp_path)
+    (tmp_path / "key.pem").unlink()
+    with pytest.raises(UserError) as err:
+        sdk_config("us-ashburn-1", "OCI node discovery")
+    message = str(err.value)
+    assert message.startswith("OCI node discovery: Config file ") and "key_file" in message
+    assert "\n" not in message
+
+
 def test_oci_pages_reads_collections_and_single_answers() -> None:
     pytest.importorskip("oci")
     from gpufabric.clouds.oci.live import pages

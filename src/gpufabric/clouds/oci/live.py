@@ -27,13 +27,17 @@ def kebab(model: Any) -> dict[str, Any]:
 
 def sdk_config(region: str, what: str) -> dict[str, Any]:
     """The OCI SDK's config (~/.oci/config, profile DEFAULT or $OCI_CLI_PROFILE) for `region`;
-    a missing file or profile is one line."""
+    a missing file or profile, or a key_file that is not a file, is one line."""
     require("oci", what)
     import oci
 
     try:
         config = oci.config.from_file(profile_name=os.environ.get("OCI_CLI_PROFILE", "DEFAULT"))
-    except (oci.exceptions.ConfigFileNotFound, oci.exceptions.ProfileNotFound) as exc:
+    except (
+        oci.exceptions.ConfigFileNotFound,
+        oci.exceptions.ProfileNotFound,
+        oci.exceptions.InvalidKeyFilePath,
+    ) as exc:
         raise UserError(f"{what}: {str(exc).splitlines()[0]}") from None
     return {**config, "region": region}
 
