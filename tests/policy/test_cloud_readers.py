@@ -119,6 +119,21 @@ def test_gcp_firewall_ingress() -> None:
     assert len(list(gcp._firewall({**props, "disabled": False}))) == 4
 
 
+def test_gcp_firewall_without_a_source_admits_every_address() -> None:
+    """GCP gives an ingress rule that names no source range, tag or service account the
+    source 0.0.0.0/0: such a rule is open to the internet, not closed."""
+    allows = {"allows": [{"protocol": "tcp", "ports": ["22"]}]}
+    assert list(gcp._firewall(allows)) == [Ingress("0.0.0.0/0", "tcp", ((22, 22),))]
+    assert list(gcp._firewall({**allows, "sourceRanges": []})) == [
+        Ingress("0.0.0.0/0", "tcp", ((22, 22),))
+    ]
+    # other nodes by tag or by service account: no address range at all
+    assert list(gcp._firewall({**allows, "sourceTags": ["gpu"]})) == []
+    assert list(gcp._firewall({**allows, "sourceServiceAccounts": ["sa@p"]})) == []
+    with_both = {**allows, "sourceTags": ["gpu"], "sourceRanges": ["10.0.0.0/8"]}
+    assert list(gcp._firewall(with_both)) == [Ingress("10.0.0.0/8", "tcp", ((22, 22),))]
+
+
 def test_gcp_node_zones() -> None:
     zones = ["projects/p/zones/us-east5-a", "us-east5-b"]
     group = res(gcp.REGION_GROUP, "g", {"distributionPolicyZones": zones, "zone": "x-y1-z"})
@@ -356,6 +371,16 @@ def test_gcp_gpu_network_cluster_only() -> None:
     assert len(list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(unset)))) == 1
     enabled = _firewall_rule("out", sourceRanges=["0.0.0.0/0"], disabled=False)
     assert len(list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(enabled)))) == 1
+
+
+def test_gcp_gpu_network_rule_without_a_source_is_open() -> None:
+    rule = _firewall_rule("open")
+    assert [r for _, r in gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(rule))] == [
+        "GPU network gpu-net allows ingress from 0.0.0.0/0, outside its own subnets "
+        "(10.10.0.0/16, 10.20.0.0/16)"
+    ]
+    tagged = _firewall_rule("tagged", sourceTags=["gpu-node"])
+    assert list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(tagged))) == []
 
 
 def test_gcp_gpu_network_cluster_only_skips() -> None:

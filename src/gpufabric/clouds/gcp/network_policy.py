@@ -4,7 +4,8 @@ allow ingress only from those VPCs' own subnets, the counterpart of EFA's self-o
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from gpufabric.catalog import catalog
 from gpufabric.clouds.gcp import facts as gcp_facts
@@ -47,6 +48,15 @@ def _ranges_of(stack: Stack, network: Resource) -> list[str]:
     return ranges
 
 
+def firewall_sources(props: Mapping[str, Any]) -> list[str]:
+    """The source ranges of an ingress firewall rule; a rule that names no source range, no
+    source tag and no source service account lets in every IPv4 address (GCP's default)."""
+    sources = [str(s) for s in as_list(props.get("sourceRanges"))]
+    if sources or as_list(props.get("sourceTags")) or as_list(props.get("sourceServiceAccounts")):
+        return sources
+    return ["0.0.0.0/0"]
+
+
 def _inside(source: str, ranges: list[str]) -> bool:
     try:
         net = ipaddress.ip_network(source, strict=False)
@@ -69,8 +79,8 @@ def gpu_network_cluster_only(stack: Stack) -> Iterator[tuple[Resource, str]]:
         if not as_list(rule.props.get("allows")) or is_true(rule.props.get("disabled")):
             continue
         ranges = networks[network.label][1]
-        for source in as_list(rule.props.get("sourceRanges")):
-            if not _inside(str(source), ranges):
+        for source in firewall_sources(rule.props):
+            if not _inside(source, ranges):
                 yield (
                     rule,
                     (

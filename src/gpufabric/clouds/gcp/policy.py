@@ -10,7 +10,11 @@ from typing import Any
 
 from gpufabric.catalog import catalog
 from gpufabric.clouds.gcp import facts
-from gpufabric.clouds.gcp.network_policy import FIREWALL, gpu_network_cluster_only
+from gpufabric.clouds.gcp.network_policy import (
+    FIREWALL,
+    firewall_sources,
+    gpu_network_cluster_only,
+)
 from gpufabric.policies.cloud import CloudPolicy
 from gpufabric.policies.ingress import port_words
 from gpufabric.policies.model import Ingress, Node, Resource, Stack, as_list, dig, is_true, maps
@@ -68,8 +72,8 @@ def _firewall(props: Mapping[str, Any]) -> Iterator[Ingress]:
     for allow in maps(props.get("allows")):
         protocol = str(allow.get("protocol", "all")).lower()
         ports = port_words(as_list(allow.get("ports")))
-        for source in as_list(props.get("sourceRanges")):
-            yield Ingress(str(source), protocol, ports)
+        for source in firewall_sources(props):
+            yield Ingress(source, protocol, ports)
 
 
 def _node_zones(stack: Stack, node: Node) -> set[str]:
