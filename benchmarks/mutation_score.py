@@ -680,6 +680,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_storage_goal.py",
             "tests/unit/test_config_goal_tiers.py",
             "tests/unit/test_nccl_report_page.py",
+            "tests/unit/test_storage_goal_lines.py",
         ],
     ),
 }
