@@ -262,7 +262,7 @@ def test_stack_from_args_reads_resources_outputs_and_dependencies() -> None:
     sub = _policy_resource(SUBNET, "sub", {}, "urn:sub", {"network": [net]})
     provider = _policy_resource("pulumi:providers:gcp", "default", {}, "urn:prov")
     root = _policy_resource(STACK_TYPE, "s", {"out": 1}, "urn:stack")
-    view, seen_root = stack_from_args(StackValidationArgs([net, provider, sub, root], None))
+    view, seen_root = stack_from_args(StackValidationArgs([root, net, provider, sub], None))
     assert seen_root is True
     assert view.outputs == {"out": 1}
     assert [(r.type, r.name, r.id, r.urn) for r in view.resources] == [
@@ -399,6 +399,24 @@ def test_policies_of_other_clouds_neither_run_nor_report() -> None:
     assert [p.name for p in skipped] == [p.name for p in ALL_POLICIES if "gcp" not in p.clouds
                                          and "*" not in p.clouds]  # fmt: skip
     assert {"imdsv2-required", "encryption-at-rest"} <= {p.name for p in skipped}
+
+
+def test_policies_after_one_that_does_not_apply_still_run() -> None:
+    """The first resource policy reads a hook this cloud lacks; the later ones still run."""
+    firewall = Resource(
+        "gcp:compute/firewall:Firewall",
+        "fw",
+        "fw",
+        {"sourceRanges": ["0.0.0.0/0"], "allows": [{"protocol": "tcp", "ports": ["22"]}]},
+        urn="urn:fw",
+    )
+    found = check_stack(Stack([firewall], {}))
+    assert [v.policy for v in found] == [
+        "no-ingress-from-internet",
+        "ssh-from-admin-ranges-only",
+        TRANSIT,
+    ]
+    assert {v.resource for v in found[:2]} == {"gcp:compute/firewall:Firewall fw"}
 
 
 def test_a_resource_policy_of_one_cloud_runs_on_that_clouds_stack() -> None:
