@@ -471,3 +471,38 @@ def test_efa_inline_rules_of_the_group() -> None:
     assert [r for _, r in efa_self_only(s)] == [
         "EFA group has no all-traffic ingress rule from itself: EFA traffic is dropped"
     ]
+
+
+def test_efa_inline_self_rule_of_one_protocol_is_not_made_whole_by_another_rule() -> None:
+    # the all-protocol rule beside it names no peer: the self rule alone carries only TCP
+    ingress = [{"self": True, "protocol": "tcp"}, {"protocol": "-1"}]
+    s, sg = _efa_stack(ingress=ingress, egress=[{"self": True, "protocol": "-1"}])
+    assert list(efa_self_only(s)) == [
+        (sg, "EFA group has no all-traffic ingress rule from itself: EFA traffic is dropped")
+    ]
+
+
+def test_efa_rule_naming_its_group_by_an_unknown_id_resolves_through_its_dependency() -> None:
+    # in a preview the group's id is not known yet: the rule's dependency names the group
+    unknown = {"securityGroupId": "?", "protocol": "-1", "sourceSecurityGroupId": "?"}
+    deps = {"securityGroupId": ("urn:efa",), "sourceSecurityGroupId": ("urn:efa",)}
+    rules = [
+        res(SG_RULE, "in", deps, type="ingress", **unknown),
+        res(SG_RULE, "out", deps, type="egress", **unknown),
+    ]
+    s, _ = _efa_stack(*rules)
+    assert list(efa_self_only(s)) == []
+    # an inline rule's groups depend on the group's ingress / egress property
+    mgmt = res(SG, "mgmt")
+    sg = res(
+        SG,
+        "efa",
+        {"ingress": ("urn:mgmt",)},
+        ingress=[{"securityGroups": ["?"], "protocol": "-1"}],
+        egress=[{"self": True, "protocol": "-1"}],
+    )
+    inst = res(INSTANCE, "i", instanceType="p5.48xlarge", networkInterfaces=[_efa_nic("efa-id")])
+    assert [r for _, r in efa_self_only(view(sg, mgmt, inst))] == [
+        "EFA group efa: ingress rule references mgmt, not itself",
+        "EFA group has no all-traffic ingress rule from itself: EFA traffic is dropped",
+    ]

@@ -42,7 +42,7 @@ def efa_security_groups(stack: Stack) -> list[Resource]:
 def efa_self_only(stack: Stack) -> Iterator[tuple[Resource, str]]:
     for sg in efa_security_groups(stack):
         self_in = self_out = False
-        for rule, direction, peers, other in _rules_of(stack, sg):
+        for rule, direction, peers, other, every_protocol in _rules_of(stack, sg):
             if other:
                 yield (
                     rule,
@@ -52,7 +52,7 @@ def efa_self_only(stack: Stack) -> Iterator[tuple[Resource, str]]:
             if not peers:
                 continue
             if all(p is sg for p in peers):
-                if _all_traffic(rule, direction):
+                if every_protocol:
                     self_in |= direction == "ingress"
                     self_out |= direction == "egress"
             else:
@@ -69,8 +69,9 @@ def efa_self_only(stack: Stack) -> Iterator[tuple[Resource, str]]:
 
 def _rules_of(
     stack: Stack, sg: Resource
-) -> Iterator[tuple[Resource, str, list[Resource | None], str]]:
-    """(rule resource, direction, referenced groups, non-group source or '') for each rule of `sg`."""
+) -> Iterator[tuple[Resource, str, list[Resource | None], str, bool]]:
+    """(rule resource, direction, referenced groups, non-group source or '', whether it allows
+    every protocol) for each rule of `sg`."""
     for rule in stack.of_type(INGRESS, EGRESS):
         if (
             stack.resolve(rule.props.get("securityGroupId"), [SG], rule, "securityGroupId")
@@ -88,36 +89,36 @@ def _rules_of(
         )
         ref = rule.props.get("referencedSecurityGroupId")
         peers = [stack.resolve(ref, [SG], rule, "referencedSecurityGroupId")] if ref else []
-        yield rule, direction, peers, other
+        yield rule, direction, peers, other, _every_protocol(rule.props.get("ipProtocol"))
     for rule in stack.of_type(SG_RULE):
         if (
             stack.resolve(rule.props.get("securityGroupId"), [SG], rule, "securityGroupId")
             is not sg
         ):
             continue
-        yield rule, str(rule.props.get("type")), *_inline_peers(stack, sg, rule, rule.props)
+        peers, other = _inline_peers(stack, sg, rule, rule.props, "sourceSecurityGroupId")
+        direction = str(rule.props.get("type"))
+        yield rule, direction, peers, other, _every_protocol(rule.props.get("protocol"))
     for direction in ("ingress", "egress"):
         for inline in maps(sg.props.get(direction)):
-            yield sg, direction, *_inline_peers(stack, sg, sg, inline)
+            peers, other = _inline_peers(stack, sg, sg, inline, direction)
+            yield sg, direction, peers, other, _every_protocol(inline.get("protocol"))
 
 
 def _inline_peers(
-    stack: Stack, sg: Resource, owner: Resource, rule: Mapping[str, Any]
+    stack: Stack, sg: Resource, owner: Resource, rule: Mapping[str, Any], key: str
 ) -> tuple[list[Resource | None], str]:
-    for key in ("cidrBlocks", "ipv6CidrBlocks", "prefixListIds"):
-        if as_list(rule.get(key)):
-            return [], f"{key} {', '.join(map(str, as_list(rule.get(key))))}"
+    """The groups `rule` names (`key`: the owner's property they depend on), or its other
+    source."""
+    for field in ("cidrBlocks", "ipv6CidrBlocks", "prefixListIds"):
+        if as_list(rule.get(field)):
+            return [], f"{field} {', '.join(map(str, as_list(rule.get(field))))}"
     peers: list[Resource | None] = [sg] if is_true(rule.get("self")) else []
     for ref in [*as_list(rule.get("securityGroups")), rule.get("sourceSecurityGroupId")]:
         if ref:
-            peers.append(stack.resolve(ref, [SG], owner, "securityGroups"))
+            peers.append(stack.resolve(ref, [SG], owner, key))
     return peers, ""
 
 
-def _all_traffic(rule: Resource, direction: str) -> bool:
-    props = rule.props
-    if rule.type in (INGRESS, EGRESS):
-        return str(props.get("ipProtocol")) in ("-1", "all")
-    if rule.type == SG_RULE:
-        return str(props.get("protocol")) in ("-1", "all")
-    return any(str(r.get("protocol")) in ("-1", "all") for r in maps(props.get(direction)))
+def _every_protocol(protocol: Any) -> bool:
+    return str(protocol) in ("-1", "all")
