@@ -225,6 +225,7 @@ def test_gcp_placement_reads_the_policies_of_template_and_group() -> None:
     assert on_group({"workloadPolicy": "wl"}) == ""
     assert on_group({"workloadPolicy": "ha"}) == COMPACT_FAIL
     assert on_group(["spread", "pol"]) == ""  # any compact one will do
+    assert on_group(["pol", "spread"]) == ""
     assert on_group(["spread"]) == COMPACT_FAIL
     assert on_group("projects/p/regions/r/resourcePolicies/pol") == ""
     # a policy outside this stack is not readable here: no finding
@@ -236,6 +237,13 @@ def test_gcp_placement_reads_the_policies_of_template_and_group() -> None:
     tpl = res(gcp.TEMPLATE, "tpl", {"machineType": "a3-ultragpu-8g", "resourcePolicies": ["pol"]})
     group = res(gcp.GROUP, "g")
     assert gcp._placement(view(group, tpl, *everything), Node(group, tpl)) == ""
+    group = res(gcp.GROUP, "g", {"resourcePolicies": ["spread"]})
+    assert gcp._placement(view(group, tpl, *everything), Node(group, tpl)) == ""
+    spread_tpl = res(
+        gcp.TEMPLATE, "tpl", {"machineType": "a3-ultragpu-8g", "resourcePolicies": "ha"}
+    )
+    group = res(gcp.GROUP, "g", {"resourcePolicies": ["wl"]})
+    assert gcp._placement(view(group, spread_tpl, *everything), Node(group, spread_tpl)) == ""
     # by the engine's dependency when the reference is not a name
     node = res(
         gcp.INSTANCE,
