@@ -175,6 +175,34 @@ def test_oci_clients_not_given_are_made_from_the_sdk_config(
     assert api.region == "us-ashburn-1"
 
 
+@pytest.mark.parametrize(
+    ("fingerprint", "key", "line"),
+    [
+        ("aa:bb", "", "InvalidConfig: {'fingerprint': 'malformed'}"),
+        ("11:22:33:44:55:66:77:88:99:00:aa:bb:cc:dd:ee:ff", "not a key", "InvalidPrivateKey: "),
+    ],
+)
+def test_oci_a_config_the_sdk_clients_refuse_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fingerprint: str, key: str, line: str
+) -> None:
+    pytest.importorskip("oci")
+    from gpufabric.clouds.oci import live
+
+    (tmp_path / "key.pem").write_text(key)
+    config = {
+        "user": "ocid1.user.oc1..aaaa",
+        "fingerprint": fingerprint,
+        "key_file": str(tmp_path / "key.pem"),
+        "tenancy": "ocid1.tenancy.oc1..aaaa",
+        "region": "us-ashburn-1",
+    }
+    monkeypatch.setattr(live, "sdk_config", lambda region, what: config)
+    with pytest.raises(UserError) as err:
+        live.OciApi("us-ashburn-1")
+    assert str(err.value).startswith(f"OCI node discovery: {line}")
+    assert "\n" not in str(err.value)
+
+
 def test_oci_all_clients_given_need_no_config(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("oci")
     from gpufabric.clouds.oci import live

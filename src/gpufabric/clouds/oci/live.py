@@ -78,10 +78,15 @@ class OciApi:
         if compute_management is None or compute is None or network is None:
             import oci
 
-            config = sdk_config(region, "OCI node discovery")
-            compute_management = compute_management or oci.core.ComputeManagementClient(config)
-            compute = compute or oci.core.ComputeClient(config)
-            network = network or oci.core.VirtualNetworkClient(config)
+            what = "OCI node discovery"
+            config = sdk_config(region, what)
+            try:  # the SDK checks the config's values and reads the key file here
+                compute_management = compute_management or oci.core.ComputeManagementClient(config)
+                compute = compute or oci.core.ComputeClient(config)
+                network = network or oci.core.VirtualNetworkClient(config)
+            except (oci.exceptions.InvalidConfig, oci.exceptions.InvalidPrivateKey) as exc:
+                first = str(exc).splitlines()[0]
+                raise UserError(f"{what}: {type(exc).__name__}: {first}") from None
         self.compute_management, self.compute, self.network = compute_management, compute, network
 
     def _call(self, what: str, fn: Callable[..., Any]) -> list[Any]:
