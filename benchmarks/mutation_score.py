@@ -665,6 +665,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_permissions_boot.py",
             "tests/pulumi/test_user_data_secret.py",
             "tests/unit/test_cluster_wiring.py",
+            "tests/pulumi/test_boot_wiring.py",
         ],
     ),
     # what a user reads as the verdict: the NCCL report page and summary, the storage goal
