@@ -9,7 +9,10 @@ across nodes and 0.80 within one node).
 from __future__ import annotations
 
 import base64
+import math
 import os
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -146,11 +149,11 @@ def test_sources_name_file_hosts_and_commands(tmp_path: Path) -> None:
     ]
 
 
-def test_generated_names_the_time_and_the_command() -> None:
+def test_generated_names_the_time_and_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
     text = summary.generated(["gpufabric", "nccl", "report", "x.txt"])
-    assert text.endswith(" UTC, by `gpufabric nccl report x.txt`")
-    assert len(text.split(",")[0]) == len("2026-01-01 00:00 UTC")
-    assert summary.generated().endswith("`") and ", by `gpufabric" in summary.generated()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC, by `gpufabric nccl report x\.txt`", text)
+    monkeypatch.setattr(sys, "argv", ["/usr/bin/gpufabric", "nccl", "report", "-n", "2"])
+    assert summary.generated().endswith(" UTC, by `gpufabric nccl report -n 2`")
 
 
 # ---------------------------------------------------------------- html helpers
@@ -196,11 +199,20 @@ def test_figure_axes_read_as_sizes_and_bandwidth() -> None:
     assert ax.xaxis.get_major_formatter()(1 << 20, 0) == "1 MiB"
     assert ax.get_xlabel() == "message size (bytes; KiB/MiB/GiB = 2^10/2^20/2^30)"
     assert ax.get_ylabel() == "bus bandwidth (GB/s)"
-    bottom, top = ax.get_ylim()
-    assert bottom == 0 and top >= 200.0 * 1.05
+    assert ax.xaxis.get_transform().base == 2  # pyright: ignore[reportAttributeAccessIssue]
+    ticks = ax.xaxis.get_major_locator().tick_values(8, 8 << 30)
+    assert all(math.log2(t).is_integer() for t in ticks) and 8 <= len(ticks) <= 14
+    # matplotlib's autoscale gives 200 + 5% of 190 = 209.5; the page adds 5% headroom on top
+    assert ax.get_ylim() == (0, pytest.approx(209.5 * 1.05))
     legend = ax.get_legend()
     assert legend is not None and [t.get_text() for t in legend.get_texts()] == ["data"]
-    assert ax.xaxis.get_gridlines()[0].get_visible()
+    assert [t.get_fontsize() for t in legend.get_texts()] == [8]
+    assert legend._loc == 9 and legend._ncols == 2  # pyright: ignore[reportAttributeAccessIssue]
+    anchor = legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted())
+    assert (anchor.x0, anchor.y0) == (pytest.approx(0.5), pytest.approx(-0.14))  # below the axes
+    grid = ax.xaxis.get_gridlines()[0]
+    assert grid.get_visible() and grid.get_alpha() == 0.3
+    assert ax.get_position().y0 > 0.15  # laid out tight: room for the legend below
 
 
 def test_figure_goes_log_when_asked() -> None:
@@ -333,6 +345,13 @@ def test_page_banner_words_follow_the_counts(axes: list[tuple[Axes, bool]]) -> N
     assert "every gate check passed." in clean and "<small>" not in clean
     unjudged = banner(_report((_v("pass", "p"),), {}))
     assert "nothing to pass on." in unjudged and "Not judged: no bandwidth figure" in unjudged
+
+
+def test_page_escapes_what_the_files_say(axes: list[tuple[Axes, bool]]) -> None:
+    report = _report((_v("fail", "<b>x.txt</b>", "busbw < 0.8 x line rate"),))
+    html = _render([], report, DebugInfo(tuner="<script>alert(1)</script>"))
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "First failure: &lt;b&gt;x.txt&lt;/b&gt;: busbw &lt; 0.8 x line rate" in html
 
 
 def test_page_results_table_and_transport_facts(axes: list[tuple[Axes, bool]]) -> None:

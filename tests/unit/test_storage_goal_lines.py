@@ -127,3 +127,15 @@ def test_goal_sizing_keeps_the_fabric_variant_it_chose() -> None:
     assert now.goal.needed_gbps == pytest.approx(36.65, abs=0.01)
     tcp = current(storage("aws-h100", stack("aws-h100", storage=FSX)))
     assert (tcp.variant, tcp.capacity) == ("tcp", 38400)
+
+
+def test_fabric_that_just_reaches_the_goal_is_offered() -> None:
+    """200 GB/s of reads on 2 x p5: TCP reaches 25.0, EFA exactly 200.0 - enough."""
+    reads = {"sizeGiB": 2048, "writeSeconds": 600, "readGBps": 200}
+    assert _fsx(2, efa=False, checkpoint=reads) == (
+        "gpufabric:storage.efa: False is not valid; a 2,048 GiB checkpoint in 600 s and 200 GB/s "
+        f"of reads needs 200.0 GB/s but {TCP_2}; EFA-enabled FSx would reach 200.0 GB/s: "
+        "set efa true or unset it"
+    )
+    fsx = storage("aws-h100", stack("aws-h100", nodes=2, storage={**FSX, "checkpoint": reads}))
+    assert fsx.efa is True
