@@ -11,7 +11,7 @@ from gpufabric.clouds.gcp import network_policy as gcp_net
 from gpufabric.clouds.gcp import policy as gcp
 from gpufabric.clouds.nebius import policy as nebius
 from gpufabric.clouds.oci import policy as oci
-from gpufabric.policies import cloud
+from gpufabric.policies import check_stack, cloud
 from gpufabric.policies.model import Ingress, Node, Resource, Stack
 
 
@@ -627,6 +627,28 @@ def test_oci_rule_lists() -> None:
     assert list(oci._nsg_rule({"direction": "INGRESS", **rules[0]})) == [oci._rule(rules[0])]
     assert list(oci._nsg_rule({"direction": "EGRESS", **rules[0]})) == []
     assert list(oci._nsg_rule(rules[0])) == []
+    cidr = {"direction": "INGRESS", "sourceType": "CIDR_BLOCK", **rules[0]}
+    assert list(oci._nsg_rule(cidr)) == [oci._rule(rules[0])]
+
+
+def test_oci_nsg_rule_from_another_group_is_no_address_range() -> None:
+    """An NSG rule whose source is a network security group admits that group's VNICs: no
+    address, so no rule of 'SSH only from an admin range' can read it as wide open."""
+    rule = {
+        "direction": "INGRESS",
+        "sourceType": "NETWORK_SECURITY_GROUP",
+        "source": "ocid1.networksecuritygroup.oc1..bastion",
+        "protocol": "6",
+        "tcpOptions": {"destinationPortRange": {"min": 22, "max": 22}},
+    }
+    assert list(oci._nsg_rule(rule)) == []
+    found = check_stack(view(res(oci.NSG_RULE, "ssh", rule)))
+    assert [v for v in found if v.policy == "ssh-from-admin-ranges-only"] == []
+    from_cidr = {**rule, "sourceType": "CIDR_BLOCK", "source": "0.0.0.0/0"}
+    found = check_stack(view(res(oci.NSG_RULE, "ssh", from_cidr)))
+    assert [v.reason for v in found if v.policy == "ssh-from-admin-ranges-only"] == [
+        "lets SSH (TCP 22) in from 0.0.0.0/0, wider than an admin range (a /16)"
+    ]
 
 
 def test_oci_zones_and_placement() -> None:

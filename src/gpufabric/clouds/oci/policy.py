@@ -67,7 +67,8 @@ def _security_list(props: Mapping[str, Any]) -> Iterator[Ingress]:
 
 
 def _nsg_rule(props: Mapping[str, Any]) -> Iterator[Ingress]:
-    if props.get("direction") == "INGRESS":
+    # a rule whose source is another NSG lets in that group's VNICs, not an address range
+    if props.get("direction") == "INGRESS" and props.get("sourceType") != "NETWORK_SECURITY_GROUP":
         yield _rule(props)
 
 
