@@ -331,3 +331,76 @@ def test_without_playbooks_and_roles_boot_mode_is_refused_in_one_line(
         "gpufabric:boot.enabled: no playbooks/ and roles/ beside the program; "
         "run `pulumi up` from the gpufabric project"
     )
+
+
+def _registered(
+    monkeypatch: pytest.MonkeyPatch, stack: str, overrides: list[str]
+) -> dict[tuple[str, str], tuple[str, list[str]]]:
+    """Each resource's parent and dependencies as the program registers them (resource options
+    the recording mocks do not see)."""
+    from gpufabric.plan import runner
+    from gpufabric.plan.mocks import CapturingMonitor
+
+    seen: dict[tuple[str, str], tuple[str, list[str]]] = {}
+
+    class Watching(CapturingMonitor):
+        def RegisterResource(self, request):
+            seen[(request.type, request.name)] = (request.parent, sorted(request.dependencies))
+            return super().RegisterResource(request)
+
+    monkeypatch.setattr(runner, "CapturingMonitor", Watching)
+    run_plan(REPO, stack, overrides)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("stack", "overrides", "cloud", "resources"),
+    [
+        ("aws-h100", [BOOT], "aws", [
+            ("aws:s3/bucket:Bucket", "aws-h100-boot"),
+            ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "aws-h100-boot"),
+            ("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "aws-h100-boot"),
+            ("aws:s3/bucketObjectv2:BucketObjectv2", "aws-h100-bundle"),
+            ("aws:s3/bucketPolicy:BucketPolicy", "aws-h100-boot"),
+        ]),
+        ("gcp-a3-mega", [BOOT, GCP_SA], "gcp", [
+            ("gcp:storage/bucket:Bucket", "gcp-a3-mega-boot"),
+            ("gcp:storage/bucketObject:BucketObject", "gcp-a3-mega-bundle"),
+            ("gcp:storage/bucketIAMMember:BucketIAMMember", "gcp-a3-mega-boot-reader"),
+        ]),
+        ("azure-ndv5", [BOOT], "azure", [
+            ("azure-native:storage:StorageAccount", "azure-ndv5-boot"),
+            ("azure-native:storage:BlobContainer", "azure-ndv5-boot"),
+            ("azure-native:storage:Blob", "azure-ndv5-bundle"),
+            ("azure-native:authorization:RoleAssignment", "azure-ndv5-boot-reader"),
+        ]),
+        ("oci-h100", [BOOT, OCI_END], "oci", [
+            ("oci:ObjectStorage/bucket:Bucket", "oci-h100-boot"),
+            ("oci:ObjectStorage/storageObject:StorageObject", "oci-h100-bundle"),
+            ("oci:ObjectStorage/preauthrequest:Preauthrequest", "oci-h100-boot-read"),
+        ]),
+    ],
+)  # fmt: skip
+def test_boot_resources_belong_to_the_cluster(
+    monkeypatch: pytest.MonkeyPatch,
+    stack: str,
+    overrides: list[str],
+    cloud: str,
+    resources: list[tuple[str, str]],
+) -> None:
+    """The boot bucket and what it holds are children of the stack's cluster component (their
+    URNs, and what `pulumi destroy` of the cluster takes with it)."""
+    seen = _registered(monkeypatch, stack, overrides)
+    for key in resources:
+        parent, _ = seen[key]
+        assert parent.endswith(f"gpufabric:{cloud}:Cluster::{stack}"), (key, parent)
+    if cloud == "aws":
+        # the bundle is written, and the read granted, only once the bucket is closed to the
+        # public and its ACLs are off
+        closed = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock::aws-h100-boot"
+        owned = "aws:s3/bucketOwnershipControls:BucketOwnershipControls::aws-h100-boot"
+        _, object_deps = seen[("aws:s3/bucketObjectv2:BucketObjectv2", "aws-h100-bundle")]
+        assert any(d.endswith(closed) for d in object_deps), object_deps
+        assert any(d.endswith(owned) for d in object_deps), object_deps
+        _, policy_deps = seen[("aws:s3/bucketPolicy:BucketPolicy", "aws-h100-boot")]
+        assert any(d.endswith(closed) for d in policy_deps), policy_deps
