@@ -92,6 +92,7 @@ def test_lines_it_does_not_know_are_ignored_wherever_they_are() -> None:
         "        enabled     0   0   0   1   0   0   0\n",  # 7 flags
         "        enabled     0   0   0   1   0   0   0   0   1\n",  # 9 flags
         "        enabled     0   0   0   2   0   0   0   0\n",  # not a flag
+        "        enabled     0   0   0   x   0   0   0   0\n",  # not a number
     ],
 )
 def test_a_pfc_row_without_eight_flags_is_a_user_error(row: str) -> None:
@@ -99,6 +100,19 @@ def test_a_pfc_row_without_eight_flags_is_a_user_error(row: str) -> None:
     with pytest.raises(UserError) as err:
         parse_mlnx_qos(text)
     assert str(err.value) == f"mlnx_qos output: expected 8 PFC flags, got {row.strip()!r}"
+
+
+def test_a_priority_row_is_read_with_or_without_spaces() -> None:
+    text = SMALL.replace("         priority:  3\n", "priority:3\n")
+    assert parse_mlnx_qos(text).tc_of(3) == TrafficClass(3, "ets", 50, (3,))
+
+
+@pytest.mark.parametrize("row", ["priority: x", "priority:  3:4", "priority:"])
+def test_a_priority_row_that_is_no_number_is_a_user_error(row: str) -> None:
+    text = SMALL.replace("         priority:  3\n", f"         {row}\n")
+    with pytest.raises(UserError) as err:
+        parse_mlnx_qos(text)
+    assert str(err.value) == f"mlnx_qos output: expected a priority number, got {row!r}"
 
 
 def test_all_pfc_flags_on_parse() -> None:

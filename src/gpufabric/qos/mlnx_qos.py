@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpufabric.errors import UserError
+from gpufabric.inputs.types import digits
 
 _TC_RE = re.compile(
     r"^tc:\s*(?P<tc>\d+)\s+ratelimit:\s*(?P<rate>[^,]+),\s*tsa:\s*(?P<tsa>\w+)"
@@ -46,10 +47,17 @@ class QosState:
 
 
 def _flags(line: str) -> tuple[int, ...]:
-    values = tuple(int(v) for v in line.split()[1:])
-    if len(values) != 8 or any(v not in (0, 1) for v in values):
+    words = line.split()[1:]
+    if len(words) != 8 or any(w not in ("0", "1") for w in words):
         raise UserError(f"mlnx_qos output: expected 8 PFC flags, got {line.strip()!r}")
-    return values
+    return tuple(int(w) for w in words)
+
+
+def _priority(line: str) -> int:
+    value = line.split(":", 1)[1].strip()
+    if not digits(value):
+        raise UserError(f"mlnx_qos output: expected a priority number, got {line!r}")
+    return int(value)
 
 
 def parse_mlnx_qos(text: str) -> QosState:
@@ -86,7 +94,7 @@ def parse_mlnx_qos(text: str) -> QosState:
                 "priorities": (),
             }
         elif line.startswith("priority:") and cur is not None:
-            cur["priorities"] = (*cur["priorities"], int(line.split(":", 1)[1]))  # type: ignore[misc]
+            cur["priorities"] = (*cur["priorities"], _priority(line))  # type: ignore[misc]
     close_tc()
     if trust is None or pfc is None:
         raise UserError(
