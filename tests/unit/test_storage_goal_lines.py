@@ -139,3 +139,20 @@ def test_fabric_that_just_reaches_the_goal_is_offered() -> None:
     )
     fsx = storage("aws-h100", stack("aws-h100", nodes=2, storage={**FSX, "checkpoint": reads}))
     assert fsx.efa is True
+
+
+def test_given_capacity_off_the_fabric_variants_steps_lists_that_variants_sizes() -> None:
+    """2,400 GiB is a TCP size but not an EFA-enabled one (4,800 GiB steps at 1000 MB/s/TiB)."""
+    assert _fsx(efa=True, capacityGib=2400) == (
+        "gpufabric:storage.capacityGib: 2400 is not valid; not a FSx for Lustre PERSISTENT_2 "
+        "size: 4,800 GiB or more in steps of 4,800; 38,400 GiB would do"
+    )
+
+
+def test_given_capacity_where_no_size_would_do_gives_no_hint() -> None:
+    goal = {"sizeGiB": 2048, "writeSeconds": 20}  # 110 GB/s; the largest size rates 64
+    raw = stack("azure-ndv5", storage={**AMLFS, "capacityTib": 128, "checkpoint": goal})
+    assert refused(raw, "azure-ndv5") == (
+        "gpufabric:storage.capacityTib: 128 is not valid; a 2,048 GiB checkpoint in 20 s needs "
+        "110.0 GB/s, but 128 TiB rates at most 64.0 GB/s"
+    )
