@@ -563,3 +563,42 @@ def test_efa_layout_refuses_more_cards_than_efa_devices() -> None:
     assert str(err.value) == (
         "p5.48xlarge: 16 EFA devices on 32 cards; this layout assumes one EFA per card"
     )
+
+
+# --- without the cloud's SDK -----------------------------------------------------------------
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    import gpufabric.extras
+
+    real = gpufabric.extras.find_spec
+    monkeypatch.setattr(
+        gpufabric.extras, "find_spec", lambda name: None if name == module else real(name)
+    )
+
+
+def test_without_the_nebius_sdk_the_token_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without(monkeypatch, "nebius")
+    with pytest.raises(UserError) as err:
+        token.fetch(_key_file(tmp_path))
+    assert str(err.value).startswith("the Nebius login needs the nebius extra (nebius is not")
+
+
+def test_without_the_nebius_sdk_discovery_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufabric.clouds.nebius.live import NebiusApi, sdk
+
+    _without(monkeypatch, "nebius")
+    with pytest.raises(UserError, match=r"^purpose needs the nebius extra \(nebius is not"):
+        sdk("purpose")
+    with pytest.raises(UserError, match=r"^Nebius node discovery needs the nebius extra"):
+        NebiusApi("given").list_instances("project-e00x")
+
+
+def test_without_the_oci_sdk_its_config_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufabric.clouds.oci.live import sdk_config
+
+    _without(monkeypatch, "oci")
+    with pytest.raises(UserError, match=r"^OCI capacity needs the oci extra \(oci is not"):
+        sdk_config("us-ashburn-1", "OCI capacity")
