@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.unit.test_storage_goal import AMLFS, FSX, LUSTRE, refused, stack, storage
+from tests.unit.test_storage_goal import AMLFS, FSX, GOAL, LUSTRE, refused, stack, storage
 
 from gpufabric.config import parse
 from gpufabric.config.storage_goal import current, with_storage_goal
@@ -156,3 +156,38 @@ def test_given_capacity_where_no_size_would_do_gives_no_hint() -> None:
         "gpufabric:storage.capacityTib: 128 is not valid; a 2,048 GiB checkpoint in 20 s needs "
         "110.0 GB/s, but 128 TiB rates at most 64.0 GB/s"
     )
+
+
+def test_tcp_that_just_reaches_the_goal_is_kept() -> None:
+    """25 GB/s of reads on 2 x p5: the two ENA paths reach exactly 25.0 - enough, no EFA."""
+    reads = {"sizeGiB": 2048, "writeSeconds": 600, "readGBps": 25}
+    fsx = storage("aws-h100", stack("aws-h100", nodes=2, storage={**FSX, "checkpoint": reads}))
+    assert (fsx.efa, fsx.capacity_gib, fsx.throughput_per_tib) == (False, 26400, 1000)
+
+
+def test_a_goal_on_a_type_without_a_table_is_refused_with_the_types_own_line() -> None:
+    store = {"type": "parallelstore", "capacityGib": 12000, "checkpoint": GOAL}
+    raw = stack("gcp-a3-mega", storage=store, network={"storageSubnet": "10.0.32.0/24"})
+    assert refused(raw, "gcp-a3-mega") == (
+        "gpufabric:storage.checkpoint: {'sizeGiB': 2048, 'writeSeconds': 60.0} is not valid; "
+        "a checkpoint goal sizes Managed Lustre; parallelstore has no throughput table here "
+        "(use type managed-lustre, or drop the goal and size it yourself)"
+    )
+
+
+def test_a_goal_on_another_clouds_storage_type_leaves_the_type_to_the_cloud_rules() -> None:
+    assert refused(stack("aws-h100", storage=LUSTRE), "aws-h100") == (
+        "gpufabric:storage.type: 'managed-lustre' is not valid; on AWS use fsx-lustre or none"
+    )
+    assert refused(stack("gcp-a3-mega", storage=FSX), "gcp-a3-mega") == (
+        "gpufabric:storage.type: 'fsx-lustre' is not valid; on GCP use managed-lustre, "
+        "parallelstore, filestore or none"
+    )
+
+
+def test_current_needs_a_sized_storage_model() -> None:
+    store = {"type": "parallelstore", "capacityGib": 12000}
+    raw = stack("gcp-a3-mega", storage=store, network={"storageSubnet": "10.200.0.0/24"})
+    parallelstore = storage("gcp-a3-mega", raw)
+    with pytest.raises(AssertionError, match="ParallelstoreConfig"):
+        current(parallelstore)
