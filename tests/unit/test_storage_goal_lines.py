@@ -187,7 +187,7 @@ def test_a_goal_on_another_clouds_storage_type_leaves_the_type_to_the_cloud_rule
 
 def test_current_needs_a_sized_storage_model() -> None:
     store = {"type": "parallelstore", "capacityGib": 12000}
-    raw = stack("gcp-a3-mega", storage=store, network={"storageSubnet": "10.200.0.0/24"})
+    raw = stack("gcp-a3-mega", storage=store, network={"storageSubnet": "10.0.64.0/24"})
     parallelstore = storage("gcp-a3-mega", raw)
     with pytest.raises(AssertionError, match="ParallelstoreConfig"):
         current(parallelstore)
