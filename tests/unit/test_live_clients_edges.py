@@ -602,3 +602,26 @@ def test_without_the_oci_sdk_its_config_names_the_extra(monkeypatch: pytest.Monk
     _without(monkeypatch, "oci")
     with pytest.raises(UserError, match=r"^OCI capacity needs the oci extra \(oci is not"):
         sdk_config("us-ashburn-1", "OCI capacity")
+
+
+def test_oci_attachments_follow_every_page_and_errors_name_the_instance() -> None:
+    oci = pytest.importorskip("oci")
+    from gpufabric.clouds.oci.live import OciApi
+
+    class Compute:
+        def list_vnic_attachments(self, compartment: str, **kw: Any) -> Any:
+            if kw.get("page") is None:
+                return SimpleNamespace(
+                    data=[oci.core.models.VnicAttachment(vnic_id="v1")], next_page="p2"
+                )
+            return SimpleNamespace(data=[oci.core.models.VnicAttachment(vnic_id="v2")])
+
+    class Refusing:
+        def list_vnic_attachments(self, compartment: str, **kw: Any) -> Any:
+            raise oci.exceptions.ServiceError(429, "TooManyRequests", {}, "slow down")
+
+    found = OciApi("r", object(), Compute(), object()).vnic_attachments("c1", "i1")
+    assert [a["vnic-id"] for a in found] == ["v1", "v2"]
+    with pytest.raises(UserError) as err:
+        OciApi("r", object(), Refusing(), object()).vnic_attachments("c1", "i1")
+    assert str(err.value) == "oci ListVnicAttachments i1 in r: 429 slow down"
