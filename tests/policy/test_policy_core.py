@@ -569,6 +569,24 @@ def test_a_cloud_without_policy_data_declares_nothing_and_one_with_it_counts(
     assert cloud.gpu_family("zz12") and cloud.gpu_family("p5.48xlarge")
     assert not cloud.gpu_family("zz12x")
     assert cloud.describe("imdsv2-required", "S.").endswith("; SIXTH: its words)")
+    # a policy two clouds provide names both where it does not apply
+    hooked = ResourcePolicy(name="r", summary="s", reads="metadata_tokens", check=lambda r: ())
+    assert hooked.clouds == ("aws", "sixth")
+    firewall = ResourceValidationArgs(NET, {}, "urn:n", "n", OPTS, None)
+    with pytest.raises(_NotApplicableError) as caught:
+        resource_policy(hooked, EnforcementLevel.MANDATORY).validate(
+            firewall, lambda m, u=None: None
+        )
+    assert caught.value.reason == "applies to aws, sixth resources only"
+    whole = StackPolicy(name="w", summary="s", reads="metadata_tokens", check=lambda s: ())
+    gcp_stack = StackValidationArgs([_policy_resource(NET, "n", {}, "urn:n")], None)
+    with pytest.raises(_NotApplicableError) as caught:
+        stack_policy(whole, EnforcementLevel.MANDATORY).validate(gcp_stack, lambda m, u=None: None)
+    assert caught.value.reason == "applies to aws, sixth stacks only"
+    imds = next(p for p in ALL_POLICIES if p.name == "imdsv2-required")
+    assert report([], [imds]).splitlines()[1] == (
+        "policy: not applicable to this stack's cloud: imdsv2-required (aws, sixth only)"
+    )
 
 
 def test_no_gpu_family_anywhere_matches_nothing(
