@@ -632,6 +632,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/policy/test_cloud_readers.py",
             "tests/policy/test_aws_policy.py",
             "tests/policy/test_policy_core.py",
+            "tests/policy/test_policy_rules.py",
         ],
     ),
     # what two clouds' live APIs answer, and the token that asks them
