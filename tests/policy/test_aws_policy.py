@@ -52,7 +52,7 @@ def encryption(resource: Resource) -> list[str]:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("p5.48xlarge", "p5.48xlarge"), ("arn:aws:x/p4d.24xlarge", "p4d.24xlarge"), ("", None)],
+    [("p5.48xlarge", "p5.48xlarge"), ("arn:aws:x/y/p4d.24xlarge", "p4d.24xlarge"), ("", None)],
 )
 def test_instance_type(value: str, expected: str | None) -> None:
     assert POLICY.instance_type(res(INSTANCE, "i", instanceType=value)) == expected
@@ -194,6 +194,9 @@ def test_node_zones_and_storage_zones() -> None:
     lt = res(TEMPLATE, "lt", placement={"availabilityZone": "az4"})
     group = res(GROUP, "g", vpcZoneIdentifiers=["a-id"], availabilityZones=["az2"])
     assert set(POLICY.node_zones(view(a, lt), Node(group, lt))) == {"az1", "az2", "az4", ""}
+    # a template that names no zone adds none (the empty word is dropped by the policy)
+    bare = res(TEMPLATE, "bare")
+    assert set(POLICY.node_zones(view(a, bare), Node(group, bare))) == {"az1", "az2", ""}
     inst = res(INSTANCE, "i", availabilityZone="az3", placement={"availabilityZone": "az9"})
     assert set(POLICY.node_zones(view(a), Node(inst, None))) == {"az3"}
     fsx = res(FSX, "fs", subnetIds=["a-id", "b-id"])
@@ -276,6 +279,8 @@ def test_placement() -> None:
     assert POLICY.placement(s, Node(res(GROUP, "g", placementGroup="elsewhere"), lt)) == ""
     by_dep = res(INSTANCE, "i", {"placementGroup": ("urn:sp",)}, placementGroup="x")
     assert "strategy 'spread'" in POLICY.placement(s, Node(by_dep, None))
+    by_dep = res(GROUP, "g", {"placementGroup": ("urn:sp",)}, placementGroup="x")
+    assert "strategy 'spread'" in POLICY.placement(s, Node(by_dep, res(TEMPLATE, "lt")))
     lt_dep = res(TEMPLATE, "lt", {"placement": ("urn:sp",)}, placement={"groupName": "x"})
     assert "strategy 'spread'" in POLICY.placement(s, Node(res(GROUP, "g"), lt_dep))
     none = "GPU nodes are in no placement group; EFA needs a cluster placement group"
