@@ -18,7 +18,7 @@ from gpufabric.policies.nodes import (
     instance_type,
     is_gpu_type,
 )
-from gpufabric.policies.storage import ENCRYPTION_AT_REST
+from gpufabric.policies.storage import ENCRYPTION_AT_REST, STORAGE_ZONE, node_zones
 
 from .helpers import by_policy, mutate, stack
 
@@ -205,3 +205,61 @@ def test_each_public_template_is_reported_once() -> None:
 )
 def test_gpu_types_beyond_the_families(name: object, gpu: bool) -> None:
     assert is_gpu_type(name) is gpu
+
+
+SUBNET = "aws:ec2/subnet:Subnet"
+FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
+
+
+def test_node_zones_are_every_nodes_zone_and_storage_elsewhere_names_them_all() -> None:
+    gpu = {"instanceType": "p5.48xlarge"}
+    view = Stack(
+        [
+            Resource(SUBNET, "no-zone", "subnet-x", {}),  # reads as "None": not a zone
+            Resource(SUBNET, "zone-c", "subnet-c", {"availabilityZone": "us-east-1c"}),
+            Resource(
+                INSTANCE,
+                "a",
+                "i-a",
+                {**gpu, "availabilityZone": "us-east-1a", "subnetId": "subnet-x"},
+            ),
+            Resource(INSTANCE, "b", "i-b", {**gpu, "availabilityZone": "us-east-1b"}),
+            Resource(INSTANCE, "c", "i-c", gpu),  # says no zone: "" is not a zone
+            Resource(FSX, "fs", "fs-1", {"subnetIds": ["subnet-c"]}),
+        ],
+        {},
+    )
+    assert node_zones(view) == {"us-east-1a", "us-east-1b"}
+    assert [(res.name, reason) for res, reason in STORAGE_ZONE.check(view)] == [
+        (
+            "fs",
+            "storage is in zone us-east-1c, GPU nodes are in us-east-1a, us-east-1b: "
+            "cross-zone I/O adds latency and transfer cost",
+        )
+    ]
+
+
+TRANSIT = "encryption-in-transit-explicit"
+
+
+def test_a_missing_mode_says_which_to_export() -> None:
+    view = stack("aws-h100")
+    cluster = {k: v for k, v in view.outputs["cluster"].items() if k != "encryption"}
+    view.outputs = {**view.outputs, "cluster": cluster}
+    (found,) = by_policy(check_stack(view), TRANSIT)
+    assert found.reason.endswith(
+        "; export one of provider-native, ipsec, none (gpufabric:encryption) so the pipeline "
+        "knows how node traffic is protected"
+    )
+
+
+def test_provider_native_on_a_type_not_in_the_catalog() -> None:
+    view = mutate(stack("aws-h100"), TEMPLATE, lambda p: p.update(instanceType="p6-b300.48xlarge"))
+    cluster = {**view.outputs["cluster"], "encryption": "provider-native"}
+    view.outputs = {**view.outputs, "cluster": cluster}
+    (found,) = by_policy(check_stack(view), TRANSIT)
+    assert found.reason == (
+        "encryption is provider-native but p6-b300.48xlarge is not known to encrypt "
+        "node-to-node traffic natively (catalog says 'not in the catalog'); use 'ipsec', "
+        "or 'none' on purpose"
+    )
