@@ -191,3 +191,9 @@ def test_current_needs_a_sized_storage_model() -> None:
     parallelstore = storage("gcp-a3-mega", raw)
     with pytest.raises(AssertionError, match="ParallelstoreConfig"):
         current(parallelstore)
+
+
+def test_a_stack_without_a_file_system_is_left_as_it_is() -> None:
+    cfg = parse(stack("aws-h100", storage={"type": "none"}), "aws-h100")
+    assert type(cfg.storage).__name__ == "NoStorage"
+    assert with_storage_goal(cfg) is cfg
