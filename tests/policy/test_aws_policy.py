@@ -511,3 +511,31 @@ def test_efa_rule_naming_its_group_by_an_unknown_id_resolves_through_its_depende
         "EFA group efa: ingress rule references mgmt, not itself",
         "EFA group has no all-traffic ingress rule from itself: EFA traffic is dropped",
     ]
+
+
+def test_efa_rules_in_any_order() -> None:
+    # a refused rule does not end the reading of the rules after it
+    bad = _self(INGRESS, "bad", cidrIpv4="10.0.0.0/8")
+    s, _ = _efa_stack(bad, _self(INGRESS, "in"), _self(EGRESS, "out"))
+    assert [r for r, _ in efa_self_only(s)] == [bad]
+    # an ingress rule read after the egress one leaves the egress one counted
+    s, _ = _efa_stack(_self(EGRESS, "out"), _self(INGRESS, "in"))
+    assert list(efa_self_only(s)) == []
+
+
+def test_efa_rule_naming_several_other_groups_names_each() -> None:
+    bad = [{"securityGroups": ["mgmt-id", "other-id"], "protocol": "-1"}]
+    s, sg = _efa_stack(
+        ingress=[{"self": True, "protocol": "-1"}, *bad], egress=[{"self": True, "protocol": "-1"}]
+    )
+    s.resources += [res(SG, "mgmt"), res(SG, "other")]
+    assert list(efa_self_only(s)) == [
+        (sg, "EFA group efa: ingress rule references mgmt, other, not itself")
+    ]
+
+
+def test_efa_vpc_rules_of_a_group_known_by_dependency_only() -> None:
+    deps = {"securityGroupId": ("urn:efa",), "referencedSecurityGroupId": ("urn:efa",)}
+    unknown = {"securityGroupId": "?", "referencedSecurityGroupId": "?", "ipProtocol": "-1"}
+    s, _ = _efa_stack(res(INGRESS, "in", deps, **unknown), res(EGRESS, "out", deps, **unknown))
+    assert list(efa_self_only(s)) == []
