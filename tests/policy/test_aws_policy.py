@@ -539,3 +539,40 @@ def test_efa_vpc_rules_of_a_group_known_by_dependency_only() -> None:
     unknown = {"securityGroupId": "?", "referencedSecurityGroupId": "?", "ipProtocol": "-1"}
     s, _ = _efa_stack(res(INGRESS, "in", deps, **unknown), res(EGRESS, "out", deps, **unknown))
     assert list(efa_self_only(s)) == []
+
+
+def test_efa_group_is_common_to_every_efa_interface_in_any_order() -> None:
+    efa, mgmt = res(SG, "efa"), res(SG, "mgmt")
+    nics = [
+        {"interfaceType": "interface", "securityGroups": ["mgmt-id"]},
+        _efa_nic("efa-id"),
+        _efa_nic("efa-id", "mgmt-id"),
+    ]
+    inst = res(INSTANCE, "i", instanceType="p5.48xlarge", networkInterfaces=nics)
+    assert efa_security_groups(view(efa, mgmt, inst)) == [efa]
+    # known by the template's dependency only (ids unknown in a preview)
+    lt = res(
+        TEMPLATE,
+        "lt",
+        {"networkInterfaces": ("urn:efa",)},
+        instanceType="p5.48xlarge",
+        networkInterfaces=[_efa_nic("?")],
+    )
+    group = res(GROUP, "g", launchTemplate={"id": "lt-id"})
+    assert efa_security_groups(view(efa, lt, group)) == [efa]
+
+
+def test_efa_groups_beside_another_clouds_gpu_node() -> None:
+    other = Resource("gcp:compute/instance:Instance", "vm", "vm", {"machineType": "a3-highgpu-8g"})
+    inst = res(INSTANCE, "i", instanceType="p5.48xlarge", networkInterfaces=[_efa_nic("efa-id")])
+    efa = res(SG, "efa")
+    assert efa_security_groups(view(other, efa, inst)) == [efa]
+
+
+def test_efa_rule_of_another_group_before_the_efa_groups_rules() -> None:
+    def rule(name: str, **props: Any) -> Resource:
+        base = {"securityGroupId": "efa-id", "self": True, "protocol": "-1", "type": "ingress"}
+        return res(SG_RULE, name, **{**base, **props})
+
+    s, _ = _efa_stack(rule("x", securityGroupId="x"), rule("in"), rule("out", type="egress"))
+    assert list(efa_self_only(s)) == []
