@@ -609,7 +609,11 @@ def test_oci_attachments_follow_every_page_and_errors_name_the_instance() -> Non
     from gpufabric.clouds.oci.live import OciApi
 
     class Compute:
+        calls = 0
+
         def list_vnic_attachments(self, compartment: str, **kw: Any) -> Any:
+            Compute.calls += 1
+            assert Compute.calls <= 2, "the second page was not asked for"
             if kw.get("page") is None:
                 return SimpleNamespace(
                     data=[oci.core.models.VnicAttachment(vnic_id="v1")], next_page="p2"
