@@ -141,9 +141,9 @@ def test_oci_errors_name_the_call_and_region() -> None:
     assert str(err.value) == "oci GetVnic ocid1.vnic.v9 in us-ashburn-1: 404 no such vnic"
 
 
-@pytest.mark.parametrize("given", [0, 1, 2])
+@pytest.mark.parametrize("given", [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2)])
 def test_oci_clients_not_given_are_made_from_the_sdk_config(
-    monkeypatch: pytest.MonkeyPatch, given: int
+    monkeypatch: pytest.MonkeyPatch, given: tuple[int, ...]
 ) -> None:
     oci = pytest.importorskip("oci")
     from gpufabric.clouds.oci import live
@@ -162,14 +162,15 @@ def test_oci_clients_not_given_are_made_from_the_sdk_config(
     monkeypatch.setattr(oci.core, "ComputeClient", client("compute"))
     monkeypatch.setattr(oci.core, "VirtualNetworkClient", client("network"))
     mine = ["mine-management", "mine-compute", "mine-network"]
-    args = [mine[i] if i == given else None for i in range(3)]
+    args = [mine[i] if i in given else None for i in range(3)]
     api = live.OciApi("us-ashburn-1", *args)
     made = [
         ("management", "us-ashburn-1"),
         ("compute", "us-ashburn-1"),
         ("network", "us-ashburn-1"),
     ]
-    made[given] = mine[given]  # type: ignore[call-overload]
+    for i in given:
+        made[i] = mine[i]  # type: ignore[call-overload]
     assert [api.compute_management, api.compute, api.network] == made
     assert asked == [("us-ashburn-1", "OCI node discovery")]
     assert api.region == "us-ashburn-1"
@@ -629,3 +630,22 @@ def test_oci_attachments_follow_every_page_and_errors_name_the_instance() -> Non
     with pytest.raises(UserError) as err:
         OciApi("r", object(), Refusing(), object()).vnic_attachments("c1", "i1")
     assert str(err.value) == "oci ListVnicAttachments i1 in r: 429 slow down"
+
+
+def test_oci_pool_instances_follow_every_page() -> None:
+    oci = pytest.importorskip("oci")
+    from gpufabric.clouds.oci.live import OciApi
+
+    class Management:
+        calls = 0
+
+        def list_instance_pool_instances(self, compartment: str, pool: str, **kw: Any) -> Any:
+            Management.calls += 1
+            assert Management.calls <= 2, "the second page was not asked for"
+            if kw.get("page") is None:
+                first = [oci.core.models.InstanceSummary(id="i1")]
+                return SimpleNamespace(data=first, next_page="p2")
+            return SimpleNamespace(data=[oci.core.models.InstanceSummary(id="i2")])
+
+    found = OciApi("r", Management(), object(), object()).pool_instances("c1", "p1")
+    assert [i["id"] for i in found] == ["i1", "i2"]
