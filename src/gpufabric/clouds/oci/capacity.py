@@ -144,12 +144,13 @@ class CapacityClient:
     def __init__(self, region: str, compute: Any = None) -> None:
         self.region = region
         if compute is None:
-            from gpufabric.clouds.oci.live import sdk_config
-
-            config = sdk_config(region, "OCI capacity")
             import oci
 
-            compute = oci.core.ComputeClient(config)
+            from gpufabric.clouds.oci.live import sdk_client, sdk_config
+
+            compute = sdk_client(
+                oci.core.ComputeClient, sdk_config(region, "OCI capacity"), "OCI capacity"
+            )
         self.compute = compute
 
     def _all(self, what: str, fn: Any) -> list[dict[str, Any]]:

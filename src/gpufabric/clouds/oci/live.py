@@ -64,6 +64,17 @@ def pages(what: str, fn: Callable[..., Any]) -> list[Any]:
         raise UserError(f"oci {what}: {exc.status} {message}") from None
 
 
+def sdk_client(kind: Callable[[dict[str, Any]], Any], config: dict[str, Any], what: str) -> Any:
+    """One SDK client of `kind`; a config the SDK refuses while making it (a malformed value, a
+    key file that is no private key: the SDK checks them here) is one line."""
+    import oci
+
+    try:
+        return kind(config)
+    except (oci.exceptions.InvalidConfig, oci.exceptions.InvalidPrivateKey) as exc:
+        raise UserError(f"{what}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+
+
 class OciApi:
     """The three OCI clients node discovery needs; errors are one line naming the call."""
 
@@ -80,13 +91,11 @@ class OciApi:
 
             what = "OCI node discovery"
             config = sdk_config(region, what)
-            try:  # the SDK checks the config's values and reads the key file here
-                compute_management = compute_management or oci.core.ComputeManagementClient(config)
-                compute = compute or oci.core.ComputeClient(config)
-                network = network or oci.core.VirtualNetworkClient(config)
-            except (oci.exceptions.InvalidConfig, oci.exceptions.InvalidPrivateKey) as exc:
-                first = str(exc).splitlines()[0]
-                raise UserError(f"{what}: {type(exc).__name__}: {first}") from None
+            compute_management = compute_management or sdk_client(
+                oci.core.ComputeManagementClient, config, what
+            )
+            compute = compute or sdk_client(oci.core.ComputeClient, config, what)
+            network = network or sdk_client(oci.core.VirtualNetworkClient, config, what)
         self.compute_management, self.compute, self.network = compute_management, compute, network
 
     def _call(self, what: str, fn: Callable[..., Any]) -> list[Any]:
