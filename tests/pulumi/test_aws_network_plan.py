@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 
-from tests.pulumi.plans import REPO, plan_for
+from tests.pulumi.plans import plan_for, registered_dependencies
 from tests.unit.test_cluster_wiring import check_tree, planned
 
-from gpufabric.plan import Plan, PlannedResource, run_plan, runner
-from gpufabric.plan.mocks import CapturingMonitor
+from gpufabric.plan import Plan, PlannedResource
 
 SUBNET = "aws:ec2/subnet:Subnet"
 SG = "aws:ec2/securityGroup:SecurityGroup"
@@ -103,30 +102,9 @@ def test_no_internet_mode_and_flow_log_sit_under_the_cluster_component() -> None
     assert {FLOW_LOG, "aws:ec2/vpcEndpoint:VpcEndpoint", SG} <= built
 
 
-def dependencies(stack: str) -> dict[tuple[str, str], set[tuple[str, str]]]:
-    """Each resource's (type, name) -> the resources Pulumi creates before it."""
-    urns: dict[str, tuple[str, str]] = {}
-    wanted: dict[tuple[str, str], list[str]] = {}
-
-    class DependencyMonitor(CapturingMonitor):
-        def RegisterResource(self, request):
-            response = super().RegisterResource(request)
-            urns[response.urn] = (request.type, request.name)
-            wanted[(request.type, request.name)] = list(request.dependencies)
-            return response
-
-    saved = runner.CapturingMonitor
-    runner.CapturingMonitor = DependencyMonitor  # type: ignore[misc]
-    try:
-        run_plan(REPO, stack)
-    finally:
-        runner.CapturingMonitor = saved  # type: ignore[misc]
-    return {key: {urns[urn] for urn in deps} for key, deps in wanted.items()}
-
-
 def test_nat_gateway_waits_for_the_internet_gateway() -> None:
     # EC2 refuses a public NAT gateway in a VPC with no internet gateway attached yet
-    after = dependencies("aws-h100")
+    after = registered_dependencies("aws-h100")
     nat = (NAT, "aws-h100-nat")
     assert (IGW, "aws-h100-igw") in after[nat]
     # the default route goes through that NAT gateway, in the private route table

@@ -6,11 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.pulumi.plans import REPO, plan_for
+from tests.pulumi.plans import plan_for, registered_dependencies
 
 from gpufabric.clouds.gcp.placement import policy_sizes
-from gpufabric.plan import run_plan, runner
-from gpufabric.plan.mocks import CapturingMonitor
 
 MEGA, ULTRA = "gcp-a3-mega", "gcp-a3-ultra"
 NETWORK = "gcp:compute/network:Network"
@@ -20,28 +18,6 @@ INSTANCE = "gcp:compute/instance:Instance"
 # an Ultra / A4 stack as single instances with compact placement policies (not a MIG placed by
 # a workload policy)
 AS_INSTANCES = ("gpufabric:nodeGroup=instances", "gpufabric:gcp.maxTopologyDistance=null")
-
-
-def registered_dependencies(stack: str) -> dict[tuple[str, str], set[tuple[str, str]]]:
-    """(type, name) of each resource the program registers -> the (type, name) of every
-    resource Pulumi must create before it."""
-    by_urn: dict[str, tuple[str, str]] = {}
-    waits: dict[tuple[str, str], list[str]] = {}
-
-    class DependencyMonitor(CapturingMonitor):
-        def RegisterResource(self, request):
-            response = super().RegisterResource(request)
-            by_urn[response.urn] = (request.type, request.name)
-            waits[(request.type, request.name)] = list(request.dependencies)
-            return response
-
-    saved = runner.CapturingMonitor
-    runner.CapturingMonitor = DependencyMonitor  # type: ignore[misc]
-    try:
-        run_plan(REPO, stack)
-    finally:
-        runner.CapturingMonitor = saved  # type: ignore[misc]
-    return {res: {by_urn[urn] for urn in urns} for res, urns in waits.items()}
 
 
 def test_roce_tag_key_is_created_after_the_roce_vpc_it_names() -> None:

@@ -183,11 +183,18 @@ def test_oci_clients_not_given_are_made_from_the_sdk_config(
         ("11:22:33:44:55:66:77:88:99:00:aa:bb:cc:dd:ee:ff", "not a key", "InvalidPrivateKey: "),
     ],
 )
+@pytest.mark.parametrize("reader", ["OCI node discovery", "OCI capacity"])
 def test_oci_a_config_the_sdk_clients_refuse_is_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fingerprint: str, key: str, line: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fingerprint: str,
+    key: str,
+    line: str,
+    reader: str,
 ) -> None:
+    """Node discovery and the capacity reader make their clients from the same config."""
     pytest.importorskip("oci")
-    from gpufabric.clouds.oci import live
+    from gpufabric.clouds.oci import capacity, live
 
     (tmp_path / "key.pem").write_text(key)
     config = {
@@ -198,9 +205,10 @@ def test_oci_a_config_the_sdk_clients_refuse_is_one_line(
         "region": "us-ashburn-1",
     }
     monkeypatch.setattr(live, "sdk_config", lambda region, what: config)
+    make = {"OCI node discovery": live.OciApi, "OCI capacity": capacity.CapacityClient}[reader]
     with pytest.raises(UserError) as err:
-        live.OciApi("us-ashburn-1")
-    assert str(err.value).startswith(f"OCI node discovery: {line}")
+        make("us-ashburn-1")
+    assert str(err.value).startswith(f"{reader}: {line}")
     assert "\n" not in str(err.value)
 
 
@@ -649,32 +657,3 @@ def test_oci_pool_instances_follow_every_page() -> None:
 
     found = OciApi("r", Management(), object(), object()).pool_instances("c1", "p1")
     assert [i["id"] for i in found] == ["i1", "i2"]
-
-
-@pytest.mark.parametrize(
-    ("fingerprint", "key", "line"),
-    [
-        ("aa:bb", "", "InvalidConfig: {'fingerprint': 'malformed'}"),
-        ("11:22:33:44:55:66:77:88:99:00:aa:bb:cc:dd:ee:ff", "not a key", "InvalidPrivateKey: "),
-    ],
-)
-def test_oci_capacity_client_from_a_config_the_sdk_refuses_is_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fingerprint: str, key: str, line: str
-) -> None:
-    """The capacity reader makes its client from the same config as node discovery."""
-    pytest.importorskip("oci")
-    from gpufabric.clouds.oci import capacity, live
-
-    (tmp_path / "key.pem").write_text(key)
-    config = {
-        "user": "ocid1.user.oc1..aaaa",
-        "fingerprint": fingerprint,
-        "key_file": str(tmp_path / "key.pem"),
-        "tenancy": "ocid1.tenancy.oc1..aaaa",
-        "region": "us-ashburn-1",
-    }
-    monkeypatch.setattr(live, "sdk_config", lambda region, what: config)
-    with pytest.raises(UserError) as err:
-        capacity.CapacityClient("us-ashburn-1")
-    assert str(err.value).startswith(f"OCI capacity: {line}")
-    assert "\n" not in str(err.value)
