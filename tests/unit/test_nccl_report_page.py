@@ -30,8 +30,8 @@ from gpufabric.nccl.model import (
     NetDevice,
     RankInfo,
     Row,
-    TestsResult,
 )
+from gpufabric.nccl.model import TestsResult as NcclResult  # not a pytest test class
 from gpufabric.nccl.report import html as page
 from gpufabric.nccl.report import summary
 
@@ -46,8 +46,8 @@ def _row(size: int, busbw: float | None, in_place: float | None = None) -> Row:
     return Row(size, size // 4, "float", "sum", -1, meas(busbw), meas(in_place))
 
 
-def _result(collective: str | None, rows: tuple[Row, ...], **kw: Any) -> TestsResult:
-    return TestsResult(collective=collective, rows=rows, **kw)
+def _result(collective: str | None, rows: tuple[Row, ...], **kw: Any) -> NcclResult:
+    return NcclResult(collective=collective, rows=rows, **kw)
 
 
 def _report(
@@ -239,7 +239,7 @@ def axes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Axes, bool]]:
     return seen
 
 
-def _capture(name: str, *results: TestsResult) -> Capture:
+def _capture(name: str, *results: NcclResult) -> Capture:
     return Capture(f"/some/dir/{name}", results, DebugInfo())
 
 
