@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 from pulumi_azure_native.storagecache import outputs as amlfs_outputs
-from tests.pulumi.plans import REPO, plan_for
+from tests.pulumi.plans import plan_for, registered_dependencies
 from tests.unit.test_cluster_wiring import check_tree, planned
 
 from gpufabric.clouds.azure.storage import describe
-from gpufabric.plan import Plan, PlannedResource, runner
-from gpufabric.plan.mocks import CapturingMonitor
+from gpufabric.plan import Plan, PlannedResource
 
 NSG = "azure-native:network:NetworkSecurityGroup"
 SUBNET = "azure-native:network:Subnet"
@@ -162,36 +161,17 @@ def test_without_egress_or_admin_range_management_denies_everything_but_its_own(
 # ------------------------------------------------------------------ subnets one at a time
 
 
-def _registered(stack: str, *overrides: str) -> dict[str, tuple[str, list[str]]]:
-    """Each resource's URN -> (type, the URNs it was registered to depend on)."""
-    seen: dict[str, tuple[str, list[str]]] = {}
-
-    class DependencyMonitor(CapturingMonitor):
-        def RegisterResource(self, request):
-            response = super().RegisterResource(request)
-            seen[response.urn] = (request.type, list(request.dependencies))
-            return response
-
-    saved = runner.CapturingMonitor
-    runner.CapturingMonitor = DependencyMonitor  # type: ignore[misc]
-    try:
-        runner.run_plan(REPO, stack, list(overrides))
-    finally:
-        runner.CapturingMonitor = saved  # type: ignore[misc]
-    return seen
-
-
 @pytest.mark.parametrize("overrides", [(), (NO_EGRESS, NO_STORAGE)])
 def test_subnets_are_written_one_after_another(overrides: tuple[str, ...]) -> None:
     """Azure refuses concurrent writes to one VNet: each subnet waits for the one before it."""
-    seen = _registered("azure-ndv5", *overrides)
-    urn = {urn.rsplit("::", 1)[1]: urn for urn, (typ, _) in seen.items() if typ == SUBNET}
-    assert sorted(urn) == ["azure-ndv5-compute", "azure-ndv5-management", "azure-ndv5-storage"]
-    after = {name: set(seen[u][1]) & set(urn.values()) for name, u in urn.items()}
+    waits = registered_dependencies("azure-ndv5", *overrides)
+    subnets = [name for typ, name in waits if typ == SUBNET]
+    assert sorted(subnets) == ["azure-ndv5-compute", "azure-ndv5-management", "azure-ndv5-storage"]
+    after = {name: {n for t, n in waits[(SUBNET, name)] if t == SUBNET} for name in subnets}
     assert after == {
         "azure-ndv5-compute": set(),
-        "azure-ndv5-storage": {urn["azure-ndv5-compute"]},
-        "azure-ndv5-management": {urn["azure-ndv5-storage"]},
+        "azure-ndv5-storage": {"azure-ndv5-compute"},
+        "azure-ndv5-management": {"azure-ndv5-storage"},
     }
 
 
