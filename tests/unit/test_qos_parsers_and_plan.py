@@ -107,12 +107,15 @@ def test_a_priority_row_is_read_with_or_without_spaces() -> None:
     assert parse_mlnx_qos(text).tc_of(3) == TrafficClass(3, "ets", 50, (3,))
 
 
-@pytest.mark.parametrize("row", ["priority: x", "priority:  3:4", "priority:"])
+@pytest.mark.parametrize(
+    "row",
+    ["priority: x", "priority:  3:4", "priority:", "priority: 8", "priority: 99999999999999999999"],
+)
 def test_a_priority_row_that_is_no_number_is_a_user_error(row: str) -> None:
     text = SMALL.replace("         priority:  3\n", f"         {row}\n")
     with pytest.raises(UserError) as err:
         parse_mlnx_qos(text)
-    assert str(err.value) == f"mlnx_qos output: expected a priority number, got {row!r}"
+    assert str(err.value) == f"mlnx_qos output: expected a priority number 0-7, got {row!r}"
 
 
 def test_all_pfc_flags_on_parse() -> None:

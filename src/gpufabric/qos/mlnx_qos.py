@@ -55,8 +55,8 @@ def _flags(line: str) -> tuple[int, ...]:
 
 def _priority(line: str) -> int:
     value = line.split(":", 1)[1].strip()
-    if not digits(value):
-        raise UserError(f"mlnx_qos output: expected a priority number, got {line!r}")
+    if not digits(value) or int(value) > 7:  # 802.1p priorities are 0 to 7
+        raise UserError(f"mlnx_qos output: expected a priority number 0-7, got {line!r}")
     return int(value)
 
 
