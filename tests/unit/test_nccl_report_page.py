@@ -13,6 +13,9 @@ import math
 import os
 import re
 import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +123,30 @@ def test_headline_is_the_peak_against_the_ring_line_rate() -> None:
     assert one_node is not None and one_node.line_rate == 450.0  # 900 GB/s NVLink / 2
 
 
+def test_headline_line_rate_follows_the_collective_measured() -> None:
+    # 2 x p5, 16 GPUs, 400 GB/s per node: alltoall's share is 400 x 15 / (8 x 8) = 93.75 GB/s;
+    # sendrecv's one GPU's share is 400 / min(8 GPUs, 32 NICs) = 50 GB/s (all_reduce's ring
+    # would be the whole 400 GB/s)
+    alltoall = summary.headline(_report(peaks={"alltoall": 80.0}))
+    assert alltoall is not None
+    assert alltoall.line_rate == pytest.approx(93.75)
+    assert alltoall.basis.endswith(", alltoall share")
+    sendrecv = summary.headline(_report(peaks={"sendrecv": 45.0}))
+    assert sendrecv is not None
+    assert sendrecv.line_rate == pytest.approx(50.0)
+    assert sendrecv.basis.endswith(", one GPU's share 50 GB/s")
+
+
+@pytest.fixture
+def kolkata(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The local time zone 5 h 30 min east of UTC: what is said in UTC must not follow it."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 # ---------------------------------------------------------------- summary: sources, generated
 def test_sources_name_file_hosts_and_commands(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"
@@ -147,6 +174,25 @@ def test_sources_name_file_hosts_and_commands(tmp_path: Path) -> None:
         ),
         summary.Source("-", "-", (), "-"),
     ]
+
+
+def test_sources_say_the_modified_time_in_utc_whatever_the_local_zone(
+    tmp_path: Path, kolkata: None
+) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("x")
+    os.utime(path, (0, 86400 + 3600 + 60))  # 1970-01-02 01:01 UTC, 06:31 in Kolkata
+    assert time.localtime(86400).tm_gmtoff == 19800  # the zone is in force
+    (source,) = summary.sources([Capture(str(path), (), DebugInfo())])
+    assert source.modified == "1970-01-02 01:01 UTC"
+
+
+def test_generated_says_the_time_in_utc_whatever_the_local_zone(kolkata: None) -> None:
+    before = datetime.now(UTC).replace(second=0, microsecond=0)
+    stamp = summary.generated(["gpufabric"]).split(" UTC,")[0]
+    after = datetime.now(UTC)
+    said = datetime.strptime(stamp, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+    assert before <= said <= after
 
 
 def test_generated_names_the_time_and_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
