@@ -19,7 +19,7 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 
 from gpufabric.plan.runner import Plan, PlannedResource
-from gpufabric.policies import cloud
+from gpufabric.policies import cloud, registry
 from gpufabric.policies.model import (
     EVERY_CLOUD,
     STACK_TYPE,
@@ -425,6 +425,39 @@ def test_a_resource_policy_of_one_cloud_runs_on_that_clouds_stack() -> None:
     assert [(v.policy, v.resource, v.urn) for v in found] == [
         ("encryption-at-rest", "aws:ebs/volume:Volume v", "urn:v"),
         (TRANSIT, "pulumi:pulumi:Stack (stack outputs)", ""),
+    ]
+
+
+def test_a_policy_runs_only_on_stacks_of_the_clouds_that_provide_what_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A policy of a hook one cloud provides is not run on another cloud's stack, even when
+    its check would flag that stack's resources; on its own cloud's stack each violation
+    carries the resource's URN."""
+
+    def every_resource(resource: Resource) -> list[str]:
+        return ["flagged"]
+
+    def every_stack_resource(stack: Stack) -> list[tuple[Resource, str]]:
+        return [(r, "flagged too") for r in stack.resources]
+
+    assert cloud.providing("metadata_tokens") == ("aws",)
+    monkeypatch.setattr(
+        registry,
+        "RESOURCE_POLICIES",
+        (ResourcePolicy(name="r", summary="-", reads="metadata_tokens", check=every_resource),),
+    )
+    monkeypatch.setattr(
+        registry,
+        "STACK_POLICIES",
+        (StackPolicy(name="s", summary="-", reads="metadata_tokens", check=every_stack_resource),),
+    )
+    disk = Resource("gcp:compute/disk:Disk", "d", "d", {}, urn="urn:d")
+    assert check_stack(Stack([disk], {})) == []
+    volume = Resource("aws:ebs/volume:Volume", "v", "v", {}, urn="urn:v")
+    assert check_stack(Stack([volume], {})) == [
+        Violation("r", "aws:ebs/volume:Volume v", "flagged", "urn:v"),
+        Violation("s", "aws:ebs/volume:Volume v", "flagged too", "urn:v"),
     ]
 
 
