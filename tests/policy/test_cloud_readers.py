@@ -202,6 +202,25 @@ def test_gcp_placement_of_a_specific_reservation() -> None:
     assert gcp._placement(view(unknown), Node(unknown, None)) == ""
 
 
+def test_gcp_placement_reads_what_an_instance_from_a_template_overrides() -> None:
+    """An instanceFromTemplate's own machine type and reservation affinity override its
+    template's, so the dense reservation rule follows what the instance launches."""
+    reserved = {"reservationAffinity": {"type": "SPECIFIC_RESERVATION"}}
+    template = res(gcp.TEMPLATE, "tpl", {"machineType": "a3-megagpu-8g", **reserved})
+    dense = res(gcp.FROM_TEMPLATE, "node", {"machineType": "a3-ultragpu-8g"})
+    assert gcp._placement(view(dense, template), Node(dense, template)) == (
+        "GPU template tpl has no compact placement resource policy"
+    )
+    any_reservation = res(
+        gcp.FROM_TEMPLATE, "node", {"reservationAffinity": {"type": "ANY_RESERVATION"}}
+    )
+    assert "has no compact" in gcp._placement(
+        view(any_reservation, template), Node(any_reservation, template)
+    )
+    plain = res(gcp.FROM_TEMPLATE, "node", {})
+    assert gcp._placement(view(plain, template), Node(plain, template)) == ""
+
+
 def test_gcp_placement_reads_the_policies_of_template_and_group() -> None:
     collocated = res(
         gcp.RESOURCE_POLICY, "pol", {"groupPlacementPolicy": {"collocation": "COLLOCATED"}}

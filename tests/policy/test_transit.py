@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpufabric.policies import check_stack
+from gpufabric.policies.model import Resource
 
 from .helpers import by_policy, mutate, stack
 
@@ -55,3 +56,29 @@ def test_mutating_the_template_type_is_read_from_the_plan() -> None:
     )
     found = by_policy(check_stack(view), POLICY)
     assert len(found) == 1 and "p5en.48xlarge" in found[0].reason
+
+
+def test_a_nodes_own_type_overrides_its_templates() -> None:
+    """EC2 launches the instance type a RunInstances call names over its launch template's."""
+    view = stack("aws-h100")
+    view.outputs = {
+        **view.outputs,
+        "cluster": {**view.outputs["cluster"], "encryption": "provider-native"},
+    }
+    native = Resource(
+        "aws:ec2/launchTemplate:LaunchTemplate", "lt", "lt-1", {"instanceType": "p5.48xlarge"}
+    )
+    untyped = Resource("aws:ec2/launchTemplate:LaunchTemplate", "bare", "lt-2", {})
+
+    def found(own: str | None, template: Resource) -> list[str]:
+        props = {"launchTemplate": {"id": template.id}}
+        node = Resource(
+            "aws:ec2/instance:Instance", "n", "i-1", props | ({"instanceType": own} if own else {})
+        )
+        view.resources = [template, node]
+        return [v.reason for v in by_policy(check_stack(view), POLICY)]
+
+    (reason,) = found("p5en.48xlarge", native)
+    assert "p5en.48xlarge is not known to encrypt" in reason
+    assert found("p5.48xlarge", untyped) == []
+    assert found(None, native) == []

@@ -31,7 +31,9 @@ def _explicit_mode(stack: Stack) -> Iterator[tuple[Resource, str]]:
         )
         return
     for node in gpu_nodes(stack):
-        name = instance_type(node.definition) or instance_type(node.resource) or ""
+        # the launcher's own type overrides its template's (EC2 RunInstances, GCE
+        # instanceFromTemplate)
+        name = instance_type(node.resource) or instance_type(node.definition) or ""
         entry = catalog().get(name)
         in_transit = entry.encryption_in_transit if entry else "not in the catalog"
         problem = encryption_problem(mode, name, in_transit)

@@ -102,8 +102,13 @@ def _placement(stack: Stack, node: Node) -> str:
         for ref in as_list(owner.props.get("resourcePolicies")):
             refs += [(owner, r) for r in (ref.values() if isinstance(ref, Mapping) else [ref])]
     if not refs:
-        reserved = dig(node.definition.props, "reservationAffinity", "type")
-        entry = catalog().get(str(_machine_type(node.definition) or ""))
+        # an instance made from a template may override its machine type and reservation
+        own, template = node.resource.props, node.definition.props
+        reserved = dig(own, "reservationAffinity", "type") or dig(
+            template, "reservationAffinity", "type"
+        )
+        machine = _machine_type(node.resource) or _machine_type(node.definition)
+        entry = catalog().get(str(machine or ""))
         dense = entry is not None and entry.cloud == "gcp" and facts.of(entry).dense_reservation
         if reserved == "SPECIFIC_RESERVATION" and not dense:
             # a plain reservation takes no external policy: it is placed by its own (Cluster
