@@ -70,8 +70,7 @@ def _own_public_ip(res: Resource) -> Iterator[str]:
 def _public_ips(stack: Stack) -> Iterator[tuple[Resource, str]]:
     seen: set[str] = set()
     nodes = list(gpu_nodes(stack))
-    definitions = {n.definition.urn or n.definition.label: n.definition for n in nodes}
-    for definition in [*definitions.values(), *gpu_templates(stack)]:
+    for definition in [*(n.definition for n in nodes), *gpu_templates(stack)]:
         key = definition.urn or definition.label
         if key in seen:
             continue

@@ -12,8 +12,9 @@ from gpufabric.policies.nodes import gpu_nodes
 
 def _placement(stack: Stack) -> Iterator[tuple[Resource, str]]:
     for node in gpu_nodes(stack):
-        data = cloud.of_type(node.resource.type)
-        reason = data.placement(stack, node) if data is not None else ""
+        # every GPU node is of a cloud with policy data (gpu_nodes reads only theirs)
+        data = cloud.of_type(node.resource.type) or cloud.CloudPolicy()
+        reason = data.placement(stack, node)
         if reason:
             yield node.resource, reason
 
