@@ -246,8 +246,15 @@ def test_figure_axes_read_as_sizes_and_bandwidth() -> None:
     assert ax.get_xlabel() == "message size (bytes; KiB/MiB/GiB = 2^10/2^20/2^30)"
     assert ax.get_ylabel() == "bus bandwidth (GB/s)"
     assert ax.xaxis.get_transform().base == 2  # pyright: ignore[reportAttributeAccessIssue]
-    ticks = ax.xaxis.get_major_locator().tick_values(8, 8 << 30)
-    assert all(math.log2(t).is_integer() for t in ticks) and 8 <= len(ticks) <= 14
+    locator = ax.xaxis.get_major_locator()
+    # nccl-tests' whole range, 8 B .. 8 GiB: a label every third power of two (8 B, 64 B,
+    # 512 B, 4 KiB, ...), not every fourth (matplotlib's default density)
+    ticks = locator.tick_values(8, 8 << 30)
+    assert [int(math.log2(t)) for t in ticks] == list(range(0, 37, 3))
+    # at most 14 labels over any range a run covers (1 KiB .. 16 GiB is the widest odd one)
+    for low, high in [(8, 8 << 30), (8, 1 << 20), (1 << 10, 16 << 30), (8, 16 << 30)]:
+        ticks = locator.tick_values(low, high)
+        assert all(math.log2(t).is_integer() for t in ticks) and len(ticks) <= 14
     # matplotlib's autoscale gives 200 + 5% of 190 = 209.5; the page adds 5% headroom on top
     assert ax.get_ylim() == (0, pytest.approx(209.5 * 1.05))
     legend = ax.get_legend()
