@@ -212,6 +212,30 @@ def test_oci_a_config_the_sdk_clients_refuse_is_one_line(
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("missing", [1, 2])
+def test_oci_each_client_made_names_node_discovery_when_its_config_is_refused(
+    monkeypatch: pytest.MonkeyPatch, missing: int
+) -> None:
+    """The clients not given are made from the config one by one; whichever the SDK refuses,
+    the line names node discovery."""
+    pytest.importorskip("oci")
+    from gpufabric.clouds.oci import live
+
+    config = {
+        "user": "ocid1.user.oc1..aaaa",
+        "fingerprint": "aa:bb",
+        "key_file": "/nonexistent/key.pem",
+        "tenancy": "ocid1.tenancy.oc1..aaaa",
+        "region": "us-ashburn-1",
+    }
+    monkeypatch.setattr(live, "sdk_config", lambda region, what: config)
+    given: list[Any] = ["m", "c", "n"]
+    given[missing] = None
+    with pytest.raises(UserError) as err:
+        live.OciApi("us-ashburn-1", *given)
+    assert str(err.value) == "OCI node discovery: InvalidConfig: {'fingerprint': 'malformed'}"
+
+
 def test_oci_all_clients_given_need_no_config(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("oci")
     from gpufabric.clouds.oci import live
