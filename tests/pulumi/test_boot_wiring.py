@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,18 @@ def test_aws_boot_resources_carry_the_stack_tags_and_the_one_statement() -> None
     }
 
 
+def test_the_bundle_runs_the_playbooks_the_stack_names() -> None:
+    books = '["fabric-health.yml","tune-fabric.yml"]'
+    plan = plan_for("aws-h100", BOOT, f"gpufabric:boot.playbooks={books}")
+    key = _one(plan, "aws:s3/bucketObjectv2:BucketObjectv2")["key"]
+    path = REPO / "build" / "bundles" / key.rsplit("/", 1)[1]
+    with tarfile.open(path, "r:*") as tar:
+        member = tar.extractfile("manifest.json")
+        assert member is not None
+        manifest = json.loads(member.read())
+    assert manifest["playbooks"] == ["fabric-health.yml", "tune-fabric.yml"]
+
+
 def test_gcp_boot_resources_and_the_node_token() -> None:
     plan = plan_for("gcp-a3-mega", BOOT, GCP_SA)
     labels = {"gpufabric-cluster": "gcp-a3-mega", "gpufabric-stack": "gcp-a3-mega"}
@@ -197,6 +210,16 @@ def test_azure_boot_resources_and_the_node_token() -> None:
         "token_headers": {"Metadata": "true"},
         "headers": {"x-ms-version": "2021-08-06"},
     }
+
+
+def test_azure_boot_account_name_is_of_the_stacks_own_resource_group() -> None:
+    """A stack in a resource group of its own choosing gets an account name of that group
+    (not of the `<cluster>-rg` default)."""
+    plan = plan_for("azure-ndv5", BOOT, "gpufabric:azure.resourceGroup=shared-rg")
+    (account,) = plan.of_type("azure-native:storage:StorageAccount")
+    digest = hashlib.sha256(b"shared-rg/azure-ndv5").hexdigest()
+    assert account.inputs["accountName"] == "gfboot" + digest[:18]
+    assert account.inputs["resourceGroupName"] == "shared-rg"
 
 
 def test_oci_boot_resources() -> None:
