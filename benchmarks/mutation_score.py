@@ -176,6 +176,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_strict.py",
             "tests/unit/test_topology_golden.py",
             "tests/unit/test_topology_writers.py",
+            "tests/unit/test_topology_score.py",
         ],
     ),
     # where a node's place in the network is read from: files, ibnetdiscover, cloud metadata

@@ -218,6 +218,15 @@ def test_hostlist_round_trip() -> None:
     assert sorted(expand(expr)) == sorted(names)
 
 
+def test_hostlist_ranges_only_a_trailing_number_of_a_plain_name() -> None:
+    # a number followed by more text stays whole (Slurm ranges only the trailing number)
+    assert compress(["n1a", "n2a"]) == "n1a,n2a"
+    # a name holding a bracket or a comma would break the expression: kept whole, unranged
+    assert compress(["x[1", "x[2"]) == "x[1,x[2"
+    # any other letter is an ordinary prefix
+    assert compress(["X1", "X2", "X3"]) == "X[1-3]"
+
+
 def test_json_round_trip_keeps_order() -> None:
     t = synthetic(20, levels=4, nvlink=4, seed=3)
     order = topology_order(t)
