@@ -277,6 +277,14 @@ def test_figure_goes_log_when_asked() -> None:
     assert ax.get_ylim()[0] > 0
 
 
+def test_figure_is_a_png_whatever_format_the_users_matplotlibrc_saves() -> None:
+    import matplotlib
+
+    with matplotlib.rc_context({"savefig.format": "svg"}):
+        png = page._figure_png(_draw_into([], [(1024, 10.0), (2048, 20.0)]))
+    assert png.startswith(PNG_MAGIC)
+
+
 @pytest.fixture
 def axes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Axes, bool]]:
     """The plots' draw functions run on a real axes kept here (no PNG is made)."""
@@ -331,6 +339,19 @@ def test_busbw_plot_draws_each_table_of_the_collective_and_the_bounds(
     assert list(tree.get_ydata()) == [750.0, 750.0]
     assert tree.get_color() == "gray" and tree.get_linestyle() == "--"
     assert len(lines) == 4
+
+
+def test_busbw_plot_reads_tables_after_another_collectives_from_one_byte_up(
+    axes: list[tuple[Axes, bool]],
+) -> None:
+    sendrecv = _result("sendrecv", (_row(1, 2.0), _row(8, 3.0)))
+    caps = [_capture("a.txt", _result("all_gather", (_row(8, 50.0),)), sendrecv)]
+    page.busbw_plot("sendrecv", caps, P5, 2)
+    lines = _lines(axes[0][0])
+    assert list(lines["a.txt (out-of-place)"].get_xdata()) == [1, 8]
+    # sendrecv's line rate is one GPU's share: 400 GB/s / min(8 GPUs, 32 NICs)
+    basis = "2 nodes x 3200 Gbps = 400 GB/s per node, one GPU's share 50 GB/s"
+    assert f"ring line rate 50 GB/s ({basis})" in lines
 
 
 def test_busbw_plot_threshold_is_the_instance_types_ring_or_intra_node_share(
@@ -484,6 +505,9 @@ def test_page_embeds_each_collectives_plot_and_the_tuned_curves(
         "tuned_all_reduce.png",
     ]
     assert html.count('src="data:image/png;base64,cG5n"') == 3  # b"png"
+    # each collective's plot has the bounds of the report's node count
+    for ax, _ in axes[:2]:
+        assert any(name.startswith("ring line rate 400 GB/s") for name in _lines(ax))
     assert "Global settings kept: none" in html
 
 

@@ -238,7 +238,6 @@ def render_report(
         generated=summary.generated(),
         instance_type=gate_report.instance_type,
         nodes=gate_report.nodes,
-        passed=gate_report.passed,
         facts=facts,
         transport=gate_report.transport,
         debug=debug,
