@@ -16,7 +16,7 @@ from gpufabric.clouds.aws import topology as aws
 from gpufabric.errors import UserError
 from gpufabric.topology.emit import hostfile, kubernetes, slurm, topology_file
 from gpufabric.topology.emit.names import label_value, slurm_names
-from gpufabric.topology.hostlist import compress, expand
+from gpufabric.topology.hostlist import compress, expand, natural_key
 from gpufabric.topology.model import Host, Topology
 from gpufabric.topology.order import topology_order
 from gpufabric.topology.sources import ib
@@ -225,6 +225,12 @@ def test_hostlist_ranges_only_a_trailing_number_of_a_plain_name() -> None:
     assert compress(["x[1", "x[2"]) == "x[1,x[2"
     # any other letter is an ordinary prefix
     assert compress(["X1", "X2", "X3"]) == "X[1-3]"
+
+
+def test_natural_order_puts_numbers_before_other_scripts_digits() -> None:
+    # a switch id may hold digits of another script ("٣" is Arabic-Indic 3): they sort as
+    # text, after every ASCII number at the same place
+    assert sorted(["n٣", "n10", "n2"], key=natural_key) == ["n2", "n10", "n٣"]
 
 
 def test_json_round_trip_keeps_order() -> None:
