@@ -51,7 +51,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 MAX_BUNDLE = 1 << 30  # bytes
-FETCH_TRIES = 4
+# about ten minutes of tries (waits of 1, 2, 4, 8, then 10 s): the read grant is made by the same
+# `pulumi up` that starts the node, and a new grant takes minutes to take effect (GCP IAM:
+# "typically 2 minutes, potentially 7 minutes or longer"; Azure RBAC: minutes)
+FETCH_TRIES = 64
 RECAP = re.compile(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$")
 # where the settings name none (the user data names the result and the log)
 RESULT_PATH = Path("/var/lib/gpufabric/boot-result.json")
