@@ -573,6 +573,24 @@ def test_azure_placement() -> None:
     assert placed(azure.NIC) == ""
 
 
+def test_azure_placement_names_the_group_found_by_id_or_by_dependency() -> None:
+    ultra = res(azure.PPG, "ultra", {"proximityPlacementGroupType": "Ultra"})
+    by_id = res(azure.VM, "n", {"proximityPlacementGroup": {"id": "ultra-id"}})
+    assert azure._placement(view(ultra, by_id), Node(by_id, None)) == (
+        "proximity placement group ultra is 'Ultra', not Standard"
+    )
+    # in a preview the group's id is not known yet: the VM's dependency names it
+    unknown = res(
+        azure.VM,
+        "n",
+        {"proximityPlacementGroup": {"id": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"}},
+        proximityPlacementGroup="urn:ultra",
+    )
+    assert azure._placement(view(ultra, unknown), Node(unknown, None)) == (
+        "proximity placement group ultra is 'Ultra', not Standard"
+    )
+
+
 def test_azure_gpu_family() -> None:
     assert cloud.gpu_family("Standard_NC24ads_A100_v4")
     assert not cloud.gpu_family("Standard_D4s_v5")
