@@ -281,6 +281,25 @@ def test_day_two_runs_the_given_bundle_and_records_it_when_configured(
     assert settings.stat().st_mode & 0o777 == 0o600
 
 
+def test_first_boot_keeps_fetching_for_ten_minutes_and_day_two_does_not(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At first boot the node's read grant may still be taking effect; on day 2 it is old, and
+    a fan-out over thousands of nodes must not wait minutes on each bad URL."""
+    real_fetch = boot.fetch
+    asked: list[float] = []
+
+    def fetch(url: str, auth: Any = None, within: float = 0) -> bytes:
+        asked.append(within)
+        return real_fetch(url, auth=auth)
+
+    monkeypatch.setattr(boot, "fetch", fetch)
+    cfg = _settings(tmp_path, _bundle_bytes())
+    assert _main(tmp_path, cfg)[0] == 0
+    assert _main(tmp_path, cfg, "--bundle", cfg["url"], "--sha256", cfg["sha256"])[0] == 0
+    assert asked == [600, 0] and boot.FIRST_BOOT_FETCH_SECONDS == 600
+
+
 def test_day_two_keeps_the_settings_when_the_new_bundle_fails(
     tmp_path: Path, runner: Runner
 ) -> None:

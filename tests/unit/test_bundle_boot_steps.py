@@ -243,16 +243,38 @@ def test_fetch_tries_again_waiting_longer_each_time_but_not_after_the_last(
     with pytest.raises(boot.BootError) as err:
         boot.fetch(f"file://{tmp_path}/missing.tar.gz")
     assert str(err.value).startswith(
-        f"bundle file://{tmp_path}/missing.tar.gz: not fetched after 64 tries ("
+        f"bundle file://{tmp_path}/missing.tar.gz: not fetched after 4 tries ("
     )
     assert "No such file or directory" in str(err.value)
-    # a grant of read access made by the same `pulumi up` may take minutes to take effect
-    assert sleeps == [1, 2, 4, 8] + [10] * 59
-    assert 9 * 60 < sum(sleeps) < 11 * 60
+    assert sleeps == [1, 2, 4]
     del sleeps[:]
     with pytest.raises(boot.BootError):
         boot.fetch(f"file://{tmp_path}/missing.tar.gz", tries=7)
     assert sleeps == [1, 2, 4, 8, 10, 10]
+
+
+def test_fetch_within_seconds_tries_on_until_that_much_time_has_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [1000.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(boot.time, "sleep", sleep)
+    monkeypatch.setattr(boot.time, "monotonic", lambda: clock[0])
+    with pytest.raises(boot.BootError) as err:
+        boot.fetch(f"file://{tmp_path}/missing.tar.gz", within=600)
+    # 1 + 2 + 4 + 8 = 15 s, then 10 s waits until 600 s have passed: 59 more waits
+    assert slept == [1, 2, 4, 8] + [10] * 59
+    assert "not fetched after 64 tries" in str(err.value)
+    # fewer seconds than the tries take: the tries still all happen
+    slept.clear()
+    with pytest.raises(boot.BootError, match="after 4 tries"):
+        boot.fetch(f"file://{tmp_path}/missing.tar.gz", within=2)
+    assert slept == [1, 2, 4]
 
 
 def test_fetch_names_the_http_reason_and_succeeds_on_a_later_try(

@@ -6,8 +6,9 @@ with the Python standard library only:
 
     gpufabric-boot /etc/gpufabric/boot.json
 
-1. fetch the bundle (file://, http://, https://; a few tries; from private object storage with
-the node's own identity where the settings say how: `auth`, below), 2. check its sha256 against the
+1. fetch the bundle (file://, http://, https://; tries for ten minutes at first boot, a few on
+day 2; from private object storage with the node's own identity where the settings say how:
+`auth`, below), 2. check its sha256 against the
 one the user data names (a mismatch stops here: nothing of it is run), 3. unpack it (regular
 files only, no absolute or `..` paths), 4. make the Ansible runtime (a venv from the bundle's
 wheels, or from the node's package index, or a given interpreter), 5. write a one-host
@@ -51,10 +52,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 MAX_BUNDLE = 1 << 30  # bytes
-# about ten minutes of tries (waits of 1, 2, 4, 8, then 10 s): the read grant is made by the same
-# `pulumi up` that starts the node, and a new grant takes minutes to take effect (GCP IAM:
-# "typically 2 minutes, potentially 7 minutes or longer"; Azure RBAC: minutes)
-FETCH_TRIES = 64
+FETCH_TRIES = 4  # waits of 1, 2, 4, 8, then 10 s between tries
+# at first boot, tries go on for this long: the node's read grant is made by the same `pulumi
+# up` that starts it, and a new grant takes minutes to take effect (GCP IAM: "typically 2
+# minutes, potentially 7 minutes or longer"; Azure RBAC: minutes); a day-2 fan-out, whose
+# grant is old, gives up after FETCH_TRIES
+FIRST_BOOT_FETCH_SECONDS = 600
 RECAP = re.compile(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$")
 # where the settings name none (the user data names the result and the log)
 RESULT_PATH = Path("/var/lib/gpufabric/boot-result.json")
@@ -146,16 +149,24 @@ def auth_headers(auth: dict[str, Any] | None, url: str) -> dict[str, str]:
     raise BootError(f"auth kind {auth.get('kind')!r}: expected bearer or sigv4")
 
 
-def fetch(url: str, tries: int = FETCH_TRIES, auth: dict[str, Any] | None = None) -> bytes:
+def fetch(
+    url: str, tries: int = FETCH_TRIES, auth: dict[str, Any] | None = None, within: float = 0
+) -> bytes:
+    """The bundle at `url`: `tries` tries, and more until `within` seconds have passed since the
+    first, waiting longer before each (1, 2, 4, 8, then 10 s)."""
     if not url.startswith(("file:///", "http://", "https://")):
         raise BootError(f"bundle url {url!r}: only file://, http:// and https:// are fetched")
     last = ""
-    for attempt in range(tries):
+    deadline = time.monotonic() + within
+    done = 0
+    while done < tries or time.monotonic() < deadline:
+        if done:
+            time.sleep(min(2 ** (done - 1), 10))
+        done += 1
         try:
             headers = auth_headers(auth, url)  # fresh credentials each try
         except BootError as exc:
             last = str(exc)
-            _pause(attempt, tries)
             continue
         try:
             request = urllib.request.Request(url, headers=headers)
@@ -166,14 +177,7 @@ def fetch(url: str, tries: int = FETCH_TRIES, auth: dict[str, Any] | None = None
             return data
         except OSError as exc:
             last = str(getattr(exc, "reason", None) or exc)
-            _pause(attempt, tries)
-    raise BootError(f"bundle {url}: not fetched after {tries} tries ({last})")
-
-
-def _pause(attempt: int, tries: int) -> None:
-    """Wait before the next try (1, 2, 4, 8, then 10 seconds); none after the last one."""
-    if attempt + 1 < tries:
-        time.sleep(min(2**attempt, 10))
+    raise BootError(f"bundle {url}: not fetched after {done} tries ({last})")
 
 
 def verify(data: bytes, expected: str) -> None:
@@ -397,7 +401,9 @@ def main(argv: list[str]) -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "a") as log:
         try:
-            data = fetch(cfg["url"], auth=cfg.get("auth"))
+            # first boot: the read grant may still be on its way; day 2: it is old
+            within = FIRST_BOOT_FETCH_SECONDS if len(argv) == 2 else 0
+            data = fetch(cfg["url"], auth=cfg.get("auth"), within=within)
             verify(data, cfg["sha256"])
             workdir.mkdir(parents=True, exist_ok=True)
             archive = workdir / f"{cfg['sha256']}.tar.gz"
