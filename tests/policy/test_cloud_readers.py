@@ -424,6 +424,49 @@ def test_gcp_gpu_network_cluster_only_skips() -> None:
         assert list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(rule))) == [], rule.props
 
 
+def test_gcp_gpu_network_rules_after_a_skipped_one_are_still_judged() -> None:
+    wide = ["0.0.0.0/0"]
+    open_rule = _firewall_rule("open", sourceRanges=wide)
+    for skipped in [
+        _firewall_rule("other", sourceRanges=wide, network="host-net"),
+        _firewall_rule("egress", sourceRanges=wide, direction="EGRESS"),
+    ]:
+        found = list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(skipped, open_rule)))
+        assert [rule for rule, _ in found] == [open_rule]
+
+
+def test_gcp_gpu_network_rule_found_through_its_dependency_in_a_preview() -> None:
+    """In a preview the rule's network id is not known yet: its dependency names it."""
+    rule = res(
+        gcp_net.FIREWALL,
+        "fw",
+        {"network": "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "allows": [{"protocol": "all"}]},
+        network="urn:gpu-net",
+    )
+    found = list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(rule)))
+    assert [r for r, _ in found] == [rule]
+
+
+def test_gcp_gpu_networks_of_every_gpu_node_and_a_nic_that_names_nothing_known() -> None:
+    gpu = res(gcp_net.NETWORK, "gpu-net")
+    # a GPU node outside the catalog first: the nodes after it are still read
+    family = res(
+        gcp.INSTANCE,
+        "family",
+        {"machineType": "a2-highgpu-1g", "networkInterfaces": [{}, {"network": "gpu-net"}]},
+    )
+    node = res(
+        gcp.INSTANCE,
+        "node",
+        {
+            "machineType": "a3-megagpu-8g",
+            # a GPU NIC whose subnetwork is neither in the stack nor a dependency
+            "networkInterfaces": [{}, {"subnetwork": "elsewhere"}, {"network": "gpu-net"}],
+        },
+    )
+    assert list(gcp_net.gcp_gpu_networks(view(gpu, family, node))) == [f"{gcp_net.NETWORK} gpu-net"]
+
+
 def test_gcp_gpu_network_without_subnets_says_none() -> None:
     gpu = res(gcp_net.NETWORK, "gpu-net")
     node = res(
