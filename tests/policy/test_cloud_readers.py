@@ -430,6 +430,7 @@ def test_gcp_gpu_network_rules_after_a_skipped_one_are_still_judged() -> None:
     for skipped in [
         _firewall_rule("other", sourceRanges=wide, network="host-net"),
         _firewall_rule("egress", sourceRanges=wide, direction="EGRESS"),
+        _firewall_rule("off", sourceRanges=wide, disabled=True),
     ]:
         found = list(gcp_net.gpu_network_cluster_only(_gpu_vpc_stack(skipped, open_rule)))
         assert [rule for rule, _ in found] == [open_rule]
