@@ -275,6 +275,11 @@ def test_fetch_within_seconds_tries_on_until_that_much_time_has_passed(
     with pytest.raises(boot.BootError, match="after 4 tries"):
         boot.fetch(f"file://{tmp_path}/missing.tar.gz", within=2)
     assert slept == [1, 2, 4]
+    # the time is up once exactly that many seconds have passed (1 + 2 + 4 = 7)
+    slept.clear()
+    with pytest.raises(boot.BootError, match="after 4 tries"):
+        boot.fetch(f"file://{tmp_path}/missing.tar.gz", tries=1, within=7)
+    assert slept == [1, 2, 4]
 
 
 def test_fetch_names_the_http_reason_and_succeeds_on_a_later_try(
