@@ -75,6 +75,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/config/load.py",
             "src/gpufabric/plan/project.py",
             "src/gpufabric/clouds/nebius/fabrics.py",
+            "src/gpufabric/config/model.py",
         ],
         [
             "tests/unit/test_config_aws.py",
@@ -168,6 +169,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/clouds/aws/topology.py",
             "src/gpufabric/topology/hostlist.py",
             "src/gpufabric/topology/score.py",
+            "src/gpufabric/topology/parallel.py",
         ],
         [
             "tests/unit/test_topology_order.py",
@@ -258,6 +260,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/facts/cloud_nics.py",
             "src/gpufabric/facts/decisions.py",
             "src/gpufabric/facts/report.py",
+            "src/gpufabric/facts/gpg.py",
+            "src/gpufabric/facts/models.py",
+            "src/gpufabric/vocabulary.py",
         ],
         [
             "tests/unit/test_facts_host.py",
@@ -268,6 +273,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_facts_decisions.py",
             "tests/unit/test_fabric_traits.py",
             "tests/roles/test_filters.py",
+            "tests/unit/test_supply_chain_pins.py",
+            "tests/unit/test_config_aws.py",
         ],
     ),
     # gpufabric certify: the stages, their limits and the scorecard it judges from
