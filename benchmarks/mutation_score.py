@@ -102,6 +102,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_config_mount_points.py",
             "tests/unit/test_config_goal_tiers.py",
             "tests/unit/test_config_aws_rules.py",
+            "tests/unit/test_rules_records.py",
         ],
     ),
     "cloud": (
@@ -179,6 +180,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_topology_golden.py",
             "tests/unit/test_topology_writers.py",
             "tests/unit/test_topology_score.py",
+            "tests/unit/test_rules_records.py",
         ],
     ),
     # where a node's place in the network is read from: files, ibnetdiscover, cloud metadata
@@ -275,6 +277,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/roles/test_filters.py",
             "tests/unit/test_supply_chain_pins.py",
             "tests/unit/test_config_aws.py",
+            "tests/unit/test_rules_records.py",
         ],
     ),
     # gpufabric certify: the stages, their limits and the scorecard it judges from
