@@ -127,6 +127,9 @@ def test_fingerprint_lines_are_read_one_per_primary_key_and_only_whole() -> None
     # a fingerprint before any primary key, or a second one after it, is no primary's
     assert primary_fingerprints(f"fpr:::::::::{other}:\n{pub}\nfpr:::::::::{fpr}:") == [fpr]
     assert primary_fingerprints(f"{pub}\nfpr:::::::::{fpr}:\nfpr:::::::::{other}:") == [fpr]
+    # a subkey's fingerprint is never its primary's, even where the primary printed none
+    sub = "sub:u:3072:1:0FD914C78C0FBB28:1796485104::::::e::::::23:"
+    assert primary_fingerprints(f"{pub}\n{sub}\nfpr:::::::::{other}:") == []
     # the tenth field is the fingerprint, with or without fields after it; a line cut before
     # it is none
     assert primary_fingerprints(f"{pub}\nfpr:::::::::{fpr.lower()}") == [fpr]
