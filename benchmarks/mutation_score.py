@@ -220,6 +220,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/nccl/parse/tests_json.py",
             "src/gpufabric/nccl/parse/tests_text.py",
             "src/gpufabric/nccl/parse/transport.py",
+            "src/gpufabric/nccl/model.py",
         ],
         [
             "tests/unit/test_nccl_parse.py",
@@ -229,6 +230,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_library_boundary.py",
             "tests/unit/test_nccl_fabric_data.py",
             "tests/unit/test_nccl_parse_edges.py",
+            "tests/unit/test_nccl_gate.py",
+            "tests/unit/test_nccl_report_page.py",
         ],
     ),
     # the tune sweep, its saved state and the pick it judges from
