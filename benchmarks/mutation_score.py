@@ -232,6 +232,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_nccl_parse_edges.py",
             "tests/unit/test_nccl_gate.py",
             "tests/unit/test_nccl_report_page.py",
+            "tests/unit/test_rules_records.py",
         ],
     ),
     # the tune sweep, its saved state and the pick it judges from

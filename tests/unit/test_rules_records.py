@@ -1,6 +1,7 @@
 """Small rules the readers and checks lean on, read exactly: the PCIe distance order of
 `nvidia-smi topo -m` link kinds, the closest NIC of a GPU, the Ansible switches' refusal, the
-parallel layout's edges, and the config's subnets by role and reservations."""
+parallel layout's edges, the config's subnets by role and reservations, and an NCCL row's
+peak."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from gpufabric.config.model import CapacityConfig, NetworkConfig
 from gpufabric.errors import UserError
 from gpufabric.facts.models import GpuTopology, TopoGpu, TopoNic, link_rank
+from gpufabric.nccl.model import Measurement, Row
 from gpufabric.topology.parallel import Parallelism
 from gpufabric.vocabulary import switch_problem
 
@@ -65,3 +67,15 @@ def test_reservation_targets_are_none_without_a_reservation() -> None:
     assert CapacityConfig().target_ids() == []
     one = CapacityConfig.model_validate({"type": "reservation", "reservationId": "cr-1"})
     assert one.target_ids() == ["cr-1"]
+
+
+def test_a_rows_peak_is_the_better_of_its_two_measurements_and_zero_without_any() -> None:
+    def row(out: float | None, inplace: float | None) -> Row:
+        def m(bw: float | None) -> Measurement | None:
+            return None if bw is None else Measurement(10.0, bw, bw, 0)
+
+        return Row(1024, 256, "float", "sum", -1, m(out), m(inplace))
+
+    assert row(5.0, 7.0).best_busbw() == 7.0
+    assert row(None, 3.0).best_busbw() == 3.0
+    assert row(None, None).best_busbw() == 0.0
