@@ -580,6 +580,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/clouds/azure/cluster.py",
             "src/gpufabric/clouds/oci/cluster.py",
             "src/gpufabric/clouds/nebius/cluster.py",
+            "src/gpufabric/clouds/outputs.py",
+            "src/gpufabric/clouds/registry.py",
         ],
         [
             "tests/unit/test_catalog.py",
@@ -593,6 +595,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_cluster_wiring.py",
             "tests/pulumi/test_boot_plan.py",
             "tests/unit/test_cluster_wiring_azure_nebius.py",
+            "tests/unit/test_config_secrets.py",
+            "tests/unit/test_sixth_cloud.py",
+            "tests/unit/test_cloud_packages.py",
         ],
     ),
     # the RoCE QoS and GID readers of a node's own tools' output and the QoS plan
