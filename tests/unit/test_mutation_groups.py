@@ -1,5 +1,6 @@
-"""`make mutation`'s groups name files that exist: a module or test file renamed or split
-leaves a group with nothing to mutate or no test to run (mutmut then reports no results)."""
+"""`make mutation`'s groups name files that exist (a module or test file renamed or split
+leaves a group with nothing to mutate or no test to run: mutmut then reports no results), and
+every module under src/gpufabric is in a group or left out with its reason."""
 
 from __future__ import annotations
 
@@ -60,6 +61,52 @@ def test_every_module_that_reads_input_is_in_a_mutation_group() -> None:
     assert readers, "the scan found no reader"
     missing = [r for r in readers if r not in grouped]
     assert not missing, f"readers in no mutation group: {missing}"
+
+
+# Modules that neither read untrusted input nor judge a result, and why: every module under
+# src/gpufabric is in a group, in NOT_MUTATED, here, or a package's __init__.py (its docs,
+# re-exports and one-line delegations; discovery's holds code and is in a group).
+NOT_JUDGING = {
+    "src/gpufabric/errors.py": "the error types and how their one line is worded",
+    "src/gpufabric/extras.py": "names the optional extra that brings a missing SDK",
+    "src/gpufabric/jsonout.py": "writes JSON with finite numbers only",
+    "src/gpufabric/outdir.py": "makes the output folders the commands write into",
+    "src/gpufabric/clouds/spec.py": "each cloud's registry entry (data)",
+    "src/gpufabric/plan/runner.py": "runs the Pulumi program under mocks (the offline plan)",
+    "src/gpufabric/plan/mocks.py": "the offline plan's stand-ins for the clouds' answers",
+    "src/gpufabric/plan/render.py": "prints the plan",
+    "src/gpufabric/plan/summary.py": "the plan's summary of what the program registered",
+    "src/gpufabric/plan/summary_storage.py": "the plan's summary of the storage goal",
+    "src/gpufabric/capacity/synthetic.py": "synthetic capacity for tests and benchmarks",
+    "src/gpufabric/topology/synthetic.py": "synthetic topologies for tests and benchmarks",
+    **{
+        f"src/gpufabric/clouds/{cloud}/summary.py": "the plan's summary of what the cloud's "
+        "program registered"
+        for cloud in ("aws", "gcp", "azure", "oci", "nebius")
+    },
+    **{
+        f"src/gpufabric/clouds/{cloud}/mocks.py": "the offline plan's stand-ins for the cloud's "
+        "answers"
+        for cloud in ("aws", "gcp", "azure", "oci")
+    },
+}
+
+
+def test_every_module_is_in_a_group_or_left_out_with_its_reason() -> None:
+    grouped = {m for modules, _ in _groups().values() for m in modules}
+    src = REPO / "src" / "gpufabric"
+    modules = sorted(p.relative_to(REPO).as_posix() for p in src.rglob("*.py"))
+    unplaced = [
+        m
+        for m in modules
+        if m not in grouped
+        and m not in NOT_JUDGING
+        and not m.endswith("/__init__.py")
+        and not any(m.startswith(p) for p in NOT_MUTATED)
+    ]
+    assert not unplaced, f"in no mutation group and not left out with a reason: {unplaced}"
+    assert not [m for m in NOT_JUDGING if m not in modules], "NOT_JUDGING names a missing file"
+    assert not [m for m in NOT_JUDGING if m in grouped], "a module both grouped and left out"
 
 
 def _script():
