@@ -54,9 +54,9 @@ from typing import Any
 MAX_BUNDLE = 1 << 30  # bytes
 FETCH_TRIES = 4  # waits of 1, 2, 4, 8, then 10 s between tries
 # at first boot, tries go on for this long: the node's read grant is made by the same `pulumi
-# up` that starts it, and a new grant takes minutes to take effect (GCP IAM: "typically 2
-# minutes, potentially 7 minutes or longer"; Azure RBAC: minutes); a day-2 fan-out, whose
-# grant is old, gives up after FETCH_TRIES
+# up` that starts it, and a new grant takes minutes to take effect (one cloud's IAM documents
+# "typically 2 minutes, potentially 7 minutes or longer"); a day-2 fan-out, whose grant is
+# old, gives up after FETCH_TRIES
 FIRST_BOOT_FETCH_SECONDS = 600
 RECAP = re.compile(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$")
 # where the settings name none (the user data names the result and the log)
