@@ -580,8 +580,6 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "src/gpufabric/clouds/azure/cluster.py",
             "src/gpufabric/clouds/oci/cluster.py",
             "src/gpufabric/clouds/nebius/cluster.py",
-            "src/gpufabric/clouds/outputs.py",
-            "src/gpufabric/clouds/registry.py",
         ],
         [
             "tests/unit/test_catalog.py",
@@ -595,9 +593,6 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_cluster_wiring.py",
             "tests/pulumi/test_boot_plan.py",
             "tests/unit/test_cluster_wiring_azure_nebius.py",
-            "tests/unit/test_config_secrets.py",
-            "tests/unit/test_sixth_cloud.py",
-            "tests/unit/test_cloud_packages.py",
         ],
     ),
     # the RoCE QoS and GID readers of a node's own tools' output and the QoS plan
@@ -673,6 +668,23 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     # boot mode's Pulumi wiring: each cloud's private bucket, its reader and the user data
+    # what every cloud's component shares: the clouds' registry, the outputs kept secret,
+    # the instance type checked (their own fast tests: the plans run every registry mutant)
+    "clouds-core": (
+        [
+            "src/gpufabric/clouds/outputs.py",
+            "src/gpufabric/clouds/registry.py",
+        ],
+        [
+            "tests/unit/test_config_secrets.py",
+            "tests/unit/test_cloud_packages.py",
+            "tests/unit/test_sixth_cloud.py",
+            "tests/unit/test_catalog.py",
+            "tests/unit/test_cluster_wiring.py",
+            "tests/unit/test_cluster_wiring_azure_nebius.py",
+            "tests/unit/test_cloud_facts.py",
+        ],
+    ),
     "clouds-boot": (
         [
             "src/gpufabric/clouds/boot.py",
