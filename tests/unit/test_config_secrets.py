@@ -62,6 +62,7 @@ def test_an_output_holding_a_secret_value_is_exported_as_secret() -> None:
     other = keep_secret({"inventory": {"sshUser": "ubuntu"}}, [SECRET])
     none = keep_secret({"inventory": {"sshUser": SECRET}}, [])
     assert _secret(holding) and not _secret(other) and not _secret(none)
+    assert _value(holding) == {"inventory": {"sshUser": SECRET}}  # the value itself is kept
 
 
 def test_a_secret_is_found_in_any_list_tuple_dict_key_or_value() -> None:
