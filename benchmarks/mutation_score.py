@@ -677,6 +677,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "tests/unit/test_config_secrets.py",
+            "tests/unit/test_cloud_registry.py",
             "tests/unit/test_cloud_packages.py",
             "tests/unit/test_sixth_cloud.py",
             "tests/unit/test_catalog.py",
