@@ -38,3 +38,13 @@ def test_an_unknown_cloud_is_named_beside_the_known_ones(monkeypatch: pytest.Mon
         registry.known("nope")
     assert str(bad.value) == f"'nope' is not a known cloud; known: {BUILT_IN}"
     assert registry.known("oci") == "oci"
+
+
+def test_a_type_token_names_its_cloud_by_its_package_prefix_or_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GPUFABRIC_CLOUDS", raising=False)
+    spec = registry.for_type("aws:ec2/instance:Instance")
+    assert spec is not None and spec.name == "aws"
+    assert registry.for_type("pulumi:pulumi:Stack") is None
+    assert registry.for_type("random:index/randomId:RandomId") is None
