@@ -30,6 +30,12 @@ def instance_type(resource: Resource) -> str | None:
     return data.instance_type(resource) if data is not None else None
 
 
+def launched_type(node: Node) -> str | None:
+    """The instance type a node launches: the launcher's own over its template's, as the clouds
+    launch it (EC2 RunInstances, GCE instanceFromTemplate)."""
+    return instance_type(node.resource) or instance_type(node.definition)
+
+
 def gpu_nodes(stack: Stack) -> Iterator[Node]:
     """Every node launcher whose nodes are GPU nodes, with its template resolved."""
     for res in stack.resources:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from gpufabric.catalog import catalog
 from gpufabric.errors import UserError
 from gpufabric.policies.model import Resource, Stack, StackPolicy
-from gpufabric.policies.nodes import gpu_nodes, instance_type
+from gpufabric.policies.nodes import gpu_nodes, launched_type
 from gpufabric.stack_outputs import parse
 from gpufabric.vocabulary import ENCRYPTION_MODES, encryption_problem
 
@@ -31,9 +31,7 @@ def _explicit_mode(stack: Stack) -> Iterator[tuple[Resource, str]]:
         )
         return
     for node in gpu_nodes(stack):
-        # the launcher's own type overrides its template's (EC2 RunInstances, GCE
-        # instanceFromTemplate)
-        name = instance_type(node.resource) or instance_type(node.definition) or ""
+        name = launched_type(node) or ""
         entry = catalog().get(name)
         in_transit = entry.encryption_in_transit if entry else "not in the catalog"
         problem = encryption_problem(mode, name, in_transit)

@@ -18,6 +18,7 @@ from gpufabric.clouds.gcp.network_policy import (
 from gpufabric.policies.cloud import CloudPolicy
 from gpufabric.policies.ingress import port_words
 from gpufabric.policies.model import Ingress, Node, Resource, Stack, as_list, dig, is_true, maps
+from gpufabric.policies.nodes import launched_type
 
 INSTANCE = "gcp:compute/instance:Instance"
 TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
@@ -103,12 +104,10 @@ def _placement(stack: Stack, node: Node) -> str:
             refs += [(owner, r) for r in (ref.values() if isinstance(ref, Mapping) else [ref])]
     if not refs:
         # an instance made from a template may override its machine type and reservation
-        own, template = node.resource.props, node.definition.props
-        reserved = dig(own, "reservationAffinity", "type") or dig(
-            template, "reservationAffinity", "type"
+        reserved = dig(node.resource.props, "reservationAffinity", "type") or dig(
+            node.definition.props, "reservationAffinity", "type"
         )
-        machine = _machine_type(node.resource) or _machine_type(node.definition)
-        entry = catalog().get(str(machine or ""))
+        entry = catalog().get(launched_type(node) or "")
         dense = entry is not None and entry.cloud == "gcp" and facts.of(entry).dense_reservation
         if reserved == "SPECIFIC_RESERVATION" and not dense:
             # a plain reservation takes no external policy: it is placed by its own (Cluster
